@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, and the twenty-seventh, `27`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, and the twenty-seventh, `27`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-seventh` for 27; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -315,6 +315,26 @@ SETS = {
               ('first_run', '14_since_2017', "Hugging Face's repeat_kv on the h heads: each head repeated h/g times, no mean"): 'misleading',
           },
            {('13_parsing', 'a POS node found by height() == 2: a node of bare words gives its first word only')}),   # the exercise's trees put every word under a POS node: no mistake
+    '26': ('twenty-sixth', 'blind_answers_26_set', {
+              ('first_run', '00_core', 'the longest length kept between calls (state): a later, shorter batch padded too wide'): 'generic',
+              ('first_run', '01_attention', 'scaled by sqrt(q.shape[1]): axis 1, not the last'): 'generic',
+              ('first_run', '01_attention', 'the weights transposed before the values (w.mT @ v): right only when n_q = n_k'): 'generic',
+              ('first_run', '01_attention', 'the inverted mask cached by its shape (state kept between calls): a later mask of that shape ignored'): 'misleading',
+              ('first_run', '02_multihead', 'merge right for one batch element only (x[0])'): 'generic',
+              ('first_run', '02_multihead', 'merge reshapes to the shape split last saw (state kept between calls)'): 'generic',
+              ('first_run', '02_multihead', 'merge with a C-style loop that writes head i at columns i .. i + d (step 1, not d)'): 'generic',
+              ('first_run', '02_multihead', 'the mask applied in self-attention only (the cross-attention unmasked)'): 'misleading',
+              ('first_run', '05_positional_encoding', 'a C-style loop over the pairs to d_model // 2 - 1: the last pair left zero'): 'misleading',
+              ('first_run', '05_positional_encoding', "a table cached per d_model from the first call's n (state kept between calls)"): 'misleading',
+              ('first_run', '05_positional_encoding', "head 0's column for every head (right only for h = 1)"): 'generic',
+              ('first_run', '05_positional_encoding', 'offsets from float aranges (arange(n, dtype=torch.float32)): float indices'): 'generic',
+              ('first_run', '06_model', 'the LayerNorm in float64, returned in float64'): 'generic',
+              ('first_run', '06_model', "a final LayerNorm on the memory (the Annotated Transformer's Encoder.norm), the last layer's norm reused"): 'generic',
+              ('first_run', '06_model', "late-binding lambdas built in a loop: every sub-layer calls the last layer's parts"): 'generic',
+              ('first_run', '06_model', 'the positions added twice (src_pos applied to its own output)'): 'misleading',
+              ('first_run', '07_why_self_attention', 'the first head only, broadcast to every head (right for h = 1)'): 'generic',
+          },
+           set()),
     '27': ('twenty-seventh', 'blind_answers_27_set', {
               ('first_run', '08_data', "pairs counted over one stream of all the words, across word ends (minbpe's text)"): 'misleading',
               ('first_run', '08_data', 'segment caches by word in a default dict argument (stale for other merges)'): 'misleading',

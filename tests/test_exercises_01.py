@@ -630,3 +630,28 @@ def test_the_twenty_fourth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t24_rejects(lambda: run(ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-sixth blind set's misses
+from nbtools import assert_rejects as _t26_rejects
+
+_T26_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.attention import *\nfrom transformer_nb.course.attention import check_attention, check_restricted'   # the names the exercise's cell sees
+_T26 = {   # label: (the exercise, the answer's code, what its message must say)
+    'scaled by sqrt(q.shape[1]): axis 1, not the last': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        '1/sqrt\\(q\\.shape\\[1\\]\\) = 1/sqrt\\(3\\), not the last axis, d_k'),
+    'the weights transposed before the values (w.mT @ v): right only when n_q = n_k': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w.transpose(-2, -1) @ v, w",
+        'and runs when n_q = n_k: the weights are \\(\\.\\.\\., n_q, n_k\\)'),
+    'the inverted mask cached by its shape (state kept between calls): a later mask of that shape ignored': ('attention', "\n_inverse = {}\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None:\n        off = _inverse.setdefault(tuple(mask.shape), ~mask)\n        s = s.masked_fill(off, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(off, 0.0)\n    return w @ v, w",
+        "not the weights of an earlier call's mask of the same shape \\(4, 6\\)"),
+}
+
+@pytest.mark.parametrize('label', list(_T26))
+def test_the_twenty_sixth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T26[label]
+    ns = {}
+    exec(_T26_PRELUDE, ns); exec(src, ns)
+    calls = {'attention': 'check_attention(my_attention)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -945,3 +945,36 @@ def test_the_twenty_fourth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t24_rejects(lambda: run(ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-sixth blind set's misses
+from nbtools import assert_rejects as _t26_rejects
+
+_T26_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.attention import *\nfrom transformer_nb.multihead import MultiHeadAttention\nfrom transformer_nb.course.multihead import check_heads, check_loop_mha'   # the names the exercise's cell sees
+_T26 = {   # label: (the exercise, the answer's code, what its message must say)
+    'merge right for one batch element only (x[0])': ('heads', '\ndef split_heads(x, h):\n    B, n, hd = x.shape\n    return x.view(B, n, h, hd // h).transpose(1, 2)\n\ndef merge_heads(x):\n    B, h, n, d = x.shape\n    return x[0].transpose(0, 1).reshape(n, h * d)[None].expand(B, n, h * d)\n',
+        "every sentence holds sentence 0's heads: your merge reads x\\[0\\] alone"),
+    'merge reshapes to the shape split last saw (state kept between calls)': ('heads', "\n_seen = {}\ndef split_heads(x, h):\n    B, n, hd = x.shape\n    _seen['shape'] = x.shape\n    return x.view(B, n, h, hd // h).transpose(1, 2)\ndef merge_heads(x):\n    return x.transpose(1, 2).reshape(_seen['shape'])\n",
+        'it reads a size kept from an earlier call'),
+    'merge with a C-style loop that writes head i at columns i .. i + d (step 1, not d)': ('heads', '\ndef split_heads(x, h):\n    B, n, hd = x.shape\n    return x.view(B, n, h, hd // h).transpose(1, 2)\n\ndef merge_heads(x):\n    B, h, n, d = x.shape\n    out = x.new_zeros(B, n, h * d)\n    for i in range(h): out[:, :, i:i + d] = x[:, i]\n    return out\n',
+        'head 3 starts at feature 2, not 8'),
+    'split and merge in float64 (.double())': ('heads', '\ndef split_heads(x, h):\n    B, n, hd = x.shape\n    return x.double().view(B, n, h, hd // h).transpose(1, 2)\ndef merge_heads(x):\n    B, h, n, d = x.shape\n    return x.transpose(1, 2).reshape(B, n, h * d).double()\n',
+        'on a torch\\.float32 x, split_heads gave torch\\.float64 and merge_heads gave torch\\.float64'),
+    "parameters replaced by nn.Parameter views of mha's (aliasing, no copy)": ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model)\n    def forward(self, x, mem=None, mask=None):\n        mem = x if mem is None else mem\n        m = None if mask is None else mask[:, 0]\n        heads = [attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight = nn.Parameter(W.weight[rows]); lin.bias = nn.Parameter(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        "share memory with MultiHeadAttention's parameters"),
+    'forward under torch.no_grad (no gradient to the weights)': ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model)\n    def forward(self, x, mem=None, mask=None):\n        with torch.no_grad(): return self._forward(x, mem, mask)\n    def _forward(self, x, mem, mask):\n        mem = x if mem is None else mem\n        m = None if mask is None else mask[:, 0]\n        heads = [attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight.copy_(W.weight[rows]); lin.bias.copy_(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        'no gradient reaches w_q\\.0\\.weight, w_q\\.0\\.bias \\.\\.\\.: forward ran under torch\\.no_grad\\(\\)'),
+    'the mask applied in self-attention only (the cross-attention unmasked)': ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model)\n    def forward(self, x, mem=None, mask=None):\n        mem = x if mem is None else mem\n        m = None if mask is None or mem is not x else mask[:, 0]\n        heads = [attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight.copy_(W.weight[rows]); lin.bias.copy_(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        'the mask is not applied in the encoder\\-decoder attention \\(mem given\\)'),
+}
+
+@pytest.mark.parametrize('label', list(_T26))
+def test_the_twenty_sixth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T26[label]
+    ns = {}
+    exec(_T26_PRELUDE, ns); exec(src, ns)
+    calls = {'LoopMHA': 'check_loop_mha(LoopMHA)', 'heads': 'check_heads(split_heads, merge_heads)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -434,3 +434,24 @@ def test_the_twenty_fourth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t24_rejects(lambda: run(ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-sixth blind set's misses
+from nbtools import assert_rejects as _t26_rejects
+
+_T26_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.ffn import *\nfrom transformer_nb.course.ffn import check_conv_to_ffn'   # the names the exercise's cell sees
+_T26 = {   # label: (the exercise, the answer's code, what its message must say)
+    'one FeedForward per size, cached and reused (state kept between calls)': ('conv_to_ffn', '\n_made = {}\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = _made.setdefault((d_model, d_ff), FeedForward(d_model, d_ff))\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn',
+        'conv_to_ffn gave two convolution stacks of one size the same FeedForward'),
+}
+
+@pytest.mark.parametrize('label', list(_T26))
+def test_the_twenty_sixth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T26[label]
+    ns = {}
+    exec(_T26_PRELUDE, ns); exec(src, ns)
+    calls = {'conv_to_ffn': 'check_conv_to_ffn(conv_to_ffn)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

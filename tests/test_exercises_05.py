@@ -550,3 +550,30 @@ def test_the_twenty_fourth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t24_rejects(lambda: run(ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-sixth blind set's misses
+from nbtools import assert_rejects as _t26_rejects
+
+_T26_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.positional import *\nfrom transformer_nb.course.positional import check_encoding, check_relative_bias'   # the names the exercise's cell sees
+_T26 = {   # label: (the exercise, the answer's code, what its message must say)
+    'a C-style loop over the pairs to d_model // 2 - 1: the last pair left zero': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pe = torch.zeros(n, d_model)\n    for pos in range(n):\n        for i in range(d_model // 2 - 1):\n            pe[pos, 2 * i] = math.sin(pos / 10000 ** (2 * i / d_model))\n            pe[pos, 2 * i + 1] = math.cos(pos / 10000 ** (2 * i / d_model))\n    return pe',
+        'the last pair, dimensions 0 and 1, is all zero'),
+    "a table cached per d_model from the first call's n (state kept between calls)": ('my_encoding', '\n_tables = {}\ndef my_encoding(n, d_model):\n    if d_model not in _tables:\n        pos = torch.arange(n, dtype=torch.float64)[:, None]\n        angle = pos / 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)\n        pe = torch.zeros(n, d_model, dtype=torch.float64)\n        pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n        _tables[d_model] = pe.float()\n    return _tables[d_model][:n]',
+        'your table keeps the length of an earlier call with the same d_model'),
+    "head 0's column for every head (right only for h = 1)": ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K][..., :1].permute(2, 0, 1).expand(self.table.shape[1], -1, -1)',
+        "one entry of column 0 for every head: each head gets head 0's bias"),
+    'offsets from float aranges (arange(n, dtype=torch.float32)): float indices': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k, dtype=torch.float32)[None, :] - torch.arange(n_q, dtype=torch.float32)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)',
+        'your offsets j \\- i are floats'),
+}
+
+@pytest.mark.parametrize('label', list(_T26))
+def test_the_twenty_sixth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T26[label]
+    ns = {}
+    exec(_T26_PRELUDE, ns); exec(src, ns)
+    calls = {'RelativeBias': 'check_relative_bias(RelativeBias)', 'my_encoding': 'check_encoding(my_encoding)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

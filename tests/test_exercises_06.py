@@ -886,3 +886,36 @@ def test_the_twenty_fourth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t24_rejects(lambda: run(ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-sixth blind set's misses
+from nbtools import assert_rejects as _t26_rejects
+
+_T26_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.model import *\nfrom transformer_nb.attention import pad_mask, tgt_mask as make_tgt_mask\nfrom transformer_nb.config import TransformerConfig\nfrom transformer_nb.core import count_params\nfrom transformer_nb.course.model import check_sublayer, check_forward, check_parsing_counts'   # the names the exercise's cell sees
+_T26 = {   # label: (the exercise, the answer's code, what its message must say)
+    'x.detach() in the residual: no gradient through the skip': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return self.norm(x.detach() + self.drop(f(x)))',
+        'no gradient flows through the residual x'),
+    'the LayerNorm in float64, returned in float64': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model).double(), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return self.norm((x + self.drop(f(x))).double())',
+        'returned torch\\.float64 for a torch\\.float32 x'),
+    "a final LayerNorm on the memory (the Annotated Transformer's Encoder.norm), the last layer's norm reused": ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = model.encoder[-1].sub[1].norm(x)\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y)',
+        'the memory z is normalised once more after the last encoder layer'),
+    "late-binding lambdas built in a loop: every sub-layer calls the last layer's parts": ('my_forward', '\ndef my_forward(model, src, tgt):\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    enc = []\n    for l in model.encoder:\n        enc.append((l.sub[0].norm, lambda t: l.self_attn(t, mask=src_mask)))\n        enc.append((l.sub[1].norm, lambda t: l.ffn(t)))\n    x = model.src_pos(model.src_emb(src))\n    for norm, f in enc: x = norm(x + f(x))\n    z, dec = x, []\n    for l in model.decoder:\n        dec.append((l.sub[0].norm, lambda t: l.self_attn(t, mask=tgt_mask)))\n        dec.append((l.sub[1].norm, lambda t: l.cross_attn(t, z, mask=src_mask)))\n        dec.append((l.sub[2].norm, lambda t: l.ffn(t)))\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for norm, f in dec: y = norm(y + f(y))\n    return model.generator(y)',
+        "your logits do not change when encoder layer 1's self_attn changes"),
+    'the positions added twice (src_pos applied to its own output)': ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_pos(model.src_emb(src)))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y)',
+        "the encoder's input has the positions added twice"),
+    'the logits returned as float64 (.double())': ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y).double()',
+        "my_forward's logits are torch\\.float64, the model's torch\\.float32"),
+    'counts as float tensors (torch.tensor of the sums)': ('parsing_counts', "\ndef parsing_counts():\n    cfg = TransformerConfig(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)\n    with torch.device('meta'): tied = count_params(Transformer(cfg))\n    return torch.tensor(float(tied)), torch.tensor(float(tied + 2 * 16000 * 1024))",
+        'gave the right counts as Tensor and Tensor: return two Python ints'),
+}
+
+@pytest.mark.parametrize('label', list(_T26))
+def test_the_twenty_sixth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T26[label]
+    ns = {}
+    exec(_T26_PRELUDE, ns); exec(src, ns)
+    calls = {'MySublayer': 'check_sublayer(MySublayer)', 'my_forward': 'check_forward(my_forward)', 'parsing_counts': 'check_parsing_counts(parsing_counts)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -505,3 +505,26 @@ def test_the_twenty_fourth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t24_rejects(lambda: run(ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-sixth blind set's misses
+from nbtools import assert_rejects as _t26_rejects
+
+_T26_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.complexity import local_mask\nfrom transformer_nb.attention import attention\nfrom transformer_nb.course.complexity import check_restricted_attention'   # the names the exercise's cell sees
+_T26 = {   # label: (the exercise, the answer's code, what its message must say)
+    'the first head only, broadcast to every head (right for h = 1)': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    H = q.shape[1]\n    q, k, v = q[:, :1], k[:, :1], v[:, :1]\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v)).expand(-1, H, -1, -1)",
+        "every head holds head 0's output"),
+    'q.view(-1, n, d): relies on a contiguous input': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    B, h, n, d = q.shape\n    w = r // 2\n    q, k, v = (t.view(B * h, n, d) for t in (q, k, v))\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('xnd,xndw->xnw', q, win(k)) / d ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('xnw,xndw->xnd', s.softmax(-1), win(v)).view(B, h, n, d)",
+        '\\.view needs contiguous memory; use \\.reshape'),
+}
+
+@pytest.mark.parametrize('label', list(_T26))
+def test_the_twenty_sixth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T26[label]
+    ns = {}
+    exec(_T26_PRELUDE, ns); exec(src, ns)
+    calls = {'restricted_attention': 'check_restricted_attention(restricted_attention)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -128,7 +128,7 @@ def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
     x, y = (s - mean(s)) * ok, (lw - mean(lw)) * ok
     c = float((x * y).sum() / (x * x).sum().clamp_min(1e-300))
     if c > 0 and _same(w, _weights(q, k, mask, scale=c), q, k):
-        return (f"your scores q k^T are multiplied by {scale_name(c, d_k, d_v, k.shape[-2])}: the paper divides them by "
+        return (f"your scores q k^T are multiplied by {scale_name(c, d_k, d_v, k.shape[-2], {f'q.shape[{i}]': q.shape[i] for i in range(q.dim() - 1)})}: the paper divides them by "
                 f"sqrt(d_k) = {d_k ** 0.5:.3g}, the size of a query or key, before the softmax")
     if not _same(w.sum(-1), torch.ones(()).to(w), q, k):
         sums = [a for a in range(w.dim() - 1) if _same(w.sum(a), torch.ones(()).to(w), q, k)]
@@ -179,6 +179,21 @@ def _three_axes(fn, q, k, v) -> None:
     assert isinstance(out, torch.Tensor) and out.shape == want.shape and near(out, want, q.shape[-1] + k.shape[-2]), ("q, k, v of three axes (B, n, d): the output "
         "is not softmax(q k^T / sqrt(d_k)) v, and it is on four (B, h, n, d): count the axes from the end (q.shape[-1], dim=-1), not from the front")
 
+# %% ../../nbs/course_attention.ipynb #h26a0101
+def _square_story(fn, q, k, v, m, e) -> str|None:
+    "If `fn` raised `e` with n_q = 4 queries and n_k = 6 keys, and runs when n_q = n_k: a transpose that fits square inputs only, named; else None."
+    if m is not None or q.shape[-2] == k.shape[-2] or not runs_ok(fn, q, k[..., :q.shape[-2], :], v[..., :q.shape[-2], :]): return None
+    return (f"raised RuntimeError ({str(e).splitlines()[0][:60]}) with n_q = {q.shape[-2]} queries and n_k = {k.shape[-2]} keys, and runs when n_q = n_k: "
+            "the weights are (..., n_q, n_k) and the output is weights @ v, (..., n_q, d_v); a transpose of the weights (w.mT @ v) fits square inputs only")
+
+def _fill_story(w, q, k, mask, earlier) -> str:
+    "Why a query with no allowed key got weights: the weights of an earlier call's mask of the same shape (a cache), or a finite fill spread over the masked keys."
+    eye = torch.eye(k.shape[-2], dtype=k.dtype).expand(*k.shape[:-1], k.shape[-2])
+    if _same(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=earlier), q, k):
+        return (f"not the weights of an earlier call's mask of the same shape {tuple(mask.shape)}: your function keeps something from an earlier "
+                "call (a mask, or ~mask, cached by its shape); compute from the mask it is given, at every call")
+    return f"not the weights {[round(x, 3) for x in w[0, 0, 2].tolist()]} (a large negative fill spreads them over the masked keys)"
+
 # %% ../../nbs/course_attention.ipynb #a26s0104
 @report
 def check_attention(fn) -> str:
@@ -190,7 +205,7 @@ def check_attention(fn) -> str:
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
         try: res = call_kept(fn, dict(q=q, k=k, v=v, mask=m), name)
         except (RuntimeError, IndexError) as e:                                         # a mask that must match the scores? 4 axes fail; do 3?
-            if why := _keepdim_story(e, 4, 6): raise AssertionError(f"{name}: {why}") from None
+            if why := _keepdim_story(e, 4, 6) or _square_story(fn, q, k, v, m, e): raise AssertionError(f"{name}: {why}") from None
             if m is not None and m.shape != (2, 3, 4, 6) and runs_ok(fn, q, k, v, m.expand(2, 3, 4, 6)):
                 raise AssertionError(f"{name}: raised {type(e).__name__} ({str(e).splitlines()[0][:70]}) with a mask of shape {tuple(m.shape)}, and runs with it expanded to the scores' (2, 3, 4, 6): a mask "
                     "broadcasts to the scores and need not match them; boolean indexing, s[~mask] = ..., does not broadcast: use s.masked_fill(~mask, float('-inf'))") from None
@@ -217,7 +232,7 @@ def check_attention(fn) -> str:
     nan = bool(w.isnan().any() or out.isnan().any())
     assert not nan and (w[..., 2, :] == 0).all() and (out[..., 2, :] == 0).all(), \
         "a query with no allowed key must get zero weights and a zero output, " + ("not NaN" if nan else
-        f"not the weights {[round(x, 3) for x in w[0, 0, 2].tolist()]} (a large negative fill spreads them over the masked keys)")
+        _fill_story(w, q, k, none, causal))
     return f"{fn.__name__} computes equation (1) with masks, as PyTorch's kernel does"
 
 # %% ../../nbs/course_attention.ipynb #a26r0033

@@ -58,13 +58,14 @@ def where_differ(got, want, axes:str) -> str:
     bad = ((got - want).abs() > 1e-5) | got.isnan()
     return f"at [{place}] yours is {got[i].item():.4g}, expected {want[i].item():.4g} ({int(bad.sum())} of {bad.numel()} entries differ)"
 
-def scale_name(c:float, d_k:int, d_v:int|None=None, n_k:int|None=None) -> str:
-    "The factor `c` that multiplies the scores, named by the expression it matches (to 1%), or by its value."
+def scale_name(c:float, d_k:int, d_v:int|None=None, n_k:int|None=None, sizes:dict|None=None) -> str:
+    "The factor `c` that multiplies the scores, named by the expression it matches (to 1%), or by its value; `sizes`: other sizes by name, each tried as 1/sqrt(size)."
     known = {f'1/sqrt(d_k) = 1/{d_k ** 0.5:.3g}': d_k ** -0.5, f'1/d_k = 1/{d_k}': 1 / d_k, '1 (no scaling)': 1.0,
              f'sqrt(d_k) = {d_k ** 0.5:.3g}': d_k ** 0.5, f'd_k = {d_k}': float(d_k), f'1/(2 d_k) = 1/{2 * d_k}': 1 / (2 * d_k),
              '2/sqrt(d_k)': 2 * d_k ** -0.5, '1/(2 sqrt(d_k))': 0.5 * d_k ** -0.5, f'1/d_k^2 = 1/{d_k ** 2}': d_k ** -2.0}
     if d_v: known |= {f'1/sqrt(d_v) = 1/sqrt({d_v})': d_v ** -0.5, f'1/d_v = 1/{d_v}': 1 / d_v}
     if n_k: known |= {f'1/sqrt(n) = 1/sqrt({n_k}), n the number of keys': n_k ** -0.5, f'1/n = 1/{n_k}, n the number of keys': 1 / n_k}
+    if sizes: known |= {f'1/sqrt({k}) = 1/sqrt({v}), not the last axis, d_k': v ** -0.5 for k, v in sizes.items() if v > 1}
     name = next((k for k, x in known.items() if abs(c / x - 1) < 0.01), None)
     return f"{c:.3g} = {name}" if name else f"{c:.3g}"
 

@@ -243,6 +243,9 @@ def _window_more(y, ref, q, k, v, r:int) -> str|None:
     if tol(q.dtype, d) < (y - ref).abs().max() <= tol(torch.float16, 2 * w + 1):      # the scores rounded to float16, then the softmax
         return (f"your outputs are off by {(y - ref).abs().max():.2g}, the size of float16's rounding of the scores: something is computed "
                 "in float16 (.half()); compute in the inputs' dtype")
+    if q.shape[1] > 1 and torch.allclose(y[:, :1], ref[:, :1], rtol=0, atol=tol(q.dtype, d)) and torch.equal(y, y[:, :1].expand_as(y)):
+        return (f"every head holds head 0's output: your windows run over q[:, 0] (or one head) alone; the {q.shape[1]} heads of (B, h, n, d_k) "
+                "each attend with their own q, k and v: keep the head axis")
     return None
 
 def _extreme_cases(fn, g):
@@ -257,6 +260,20 @@ def _extreme_cases(fn, g):
     assert torch.allclose(y, ref, rtol=0, atol=tol), f"n=10, r=3, key 4 all zeros: restricted_attention differs from masked attention by {(y - ref).abs().max():.2g}" + (
         ": key 4 got no weight: your padded slots are found by their values (a key of zeros), which catches a real key of zeros too; "
         "find them by position, j < 0 or j >= n" if torch.allclose(y, F.scaled_dot_product_attention(q, k, v, attn_mask=m), rtol=0, atol=tol) else "")
+
+# %% ../../nbs/course_complexity.ipynb #h26a0701
+def _strided_case(fn, g):
+    "q, k, v that are transposed views, as split_heads returns them: a .view that needs contiguous memory, or memory read in its order, named."
+    q, k, v = (t.transpose(1, 2) for t in torch.randn(3, 2, 10, 2, 16, generator=g).unbind(0))   # (B, h, n, d) views of (B, n, h, d)
+    try: y = fn(q, k, v, 3)
+    except RuntimeError as e:
+        if 'view' not in str(e): raise
+        y = e
+    tol = rounding_tol(q @ k.mT / 4, 16) * v.abs().max().item() + rounding_tol(v, 3)               # the scores' and the average's rounding
+    ok = isinstance(y, torch.Tensor) and torch.allclose(y, F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3)), rtol=0, atol=tol)
+    assert ok, ("n=10, r=3, q, k, v transposed views ((B, n, h, d).transpose(1, 2), as split_heads returns them, not contiguous): " + (
+        f"raised RuntimeError ({str(y).splitlines()[0][:50]}): .view needs contiguous memory; use .reshape (or .contiguous() first)" if isinstance(y, Exception)
+        else "the output differs: read the inputs by their shape, not their memory order (.reshape, not .view, as_strided or .storage())"))
 
 # %% ../../nbs/course_complexity.ipynb #a26c0705
 @report
@@ -289,7 +306,7 @@ def check_restricted_attention(fn) -> str:
                else _ends_story(y, ref, w, (q, k, v), fn, r) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
                else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
-    _extreme_cases(fn, g)
+    _extreme_cases(fn, g); _strided_case(fn, g)
     n, r = 37, 5                                                                      # the rule: no n x n tensor
     q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
     with _Shapes() as seen: fn(q, k, v, r)

@@ -79,11 +79,11 @@ def _pad_distinct_rows(shape:tuple, seqs) -> str:
     return f": {shape[0]} rows for {len(seqs)} sentences, one per distinct sentence: a batch keeps every sentence, the same one twice too, a row each in its place"
 
 def _pad_wide(pad_batch) -> str:
-    "The pad slots' story of a batch with many pads (pad_id=9), which one pad cannot tell from a constant; '' if none."
+    "The pad slots' story of a batch with many pads (pad_id=9), which one pad cannot tell from a constant, asked three times (memory left as it was can repeat a value); '' if none."
     seqs = [[2, 3], [2] + [4] * 12 + [3]]
-    try: got = pad_batch(copy.deepcopy(seqs), 9)
+    try: got = [pad_batch(copy.deepcopy(seqs), 9) for _ in range(3)]
     except Exception: return ""
-    return _pad_slots(got, seqs, 9) if isinstance(got, torch.Tensor) and tuple(got.shape) == (2, 14) and got.dtype == torch.long else ""
+    return next((s for g in got if isinstance(g, torch.Tensor) and tuple(g.shape) == (2, 14) and g.dtype == torch.long and (s := _pad_slots(g, seqs, 9))), "")
 
 def _pad_junk(v:int) -> str:
     "For a pad value no vocabulary has (past int32): memory left as it was, named; else ''."
@@ -104,6 +104,15 @@ def _pad_rows_lost(got, want, seqs, pad_id:int) -> str:
         return (f"each sentence's last id became a pad: row {i} is {g[i]}, expected {w[i]}; a loop to len(s) - 1 (range(len(s) - 1), or s[:-1]) "
                 "stops one id early: copy every id, range(len(s))")
     return ""
+
+# %% ../../nbs/course_core.ipynb #h26a0001
+def _pad_kept(pad_batch, shape:tuple, n:int) -> str:
+    "If a batch is padded past its longest sentence because an earlier, longer batch set the width (the longest so far, kept between calls): named, else ''."
+    if len(shape) != 2 or shape[1] <= n: return ''
+    pad_batch([[2] + [4] * (shape[1] + 5) + [3]]); again = pad_batch([[2, 3]])      # a longer batch, then a short one
+    if getattr(again, 'shape', None) != (1, shape[1] + 7): return ''
+    return (f": after a batch of {shape[1] + 7} ids, pad_batch([[2, 3]]) is {shape[1] + 7} wide: your width is kept between calls (the longest "
+            "so far); take n = max(len(s) for s in seqs) of this batch alone")
 
 # %% ../../nbs/course_core.ipynb #a26s0005
 @report
@@ -128,7 +137,7 @@ def check_pad_batch(pad_batch) -> str:
             "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_kept(pad_batch, tuple(got.shape), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
         if torch.equal(got, padded(pad_id)): continue
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))

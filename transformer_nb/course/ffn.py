@@ -213,5 +213,9 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
         assert not shared, (f"{case}: your FeedForward's {shared[0][0]} shares its memory with the convolutions' {shared[0][1]} (a view, "
                             "such as nn.Parameter(conv[0].weight.squeeze(-1)), is the same numbers, not a copy): training one would change "
                             "the other; give the FeedForward its own copy, .clone() or f.w_1.weight.copy_(...) under torch.no_grad()")
+    (_, f1), (_, f2) = _ffn_from(conv_to_ffn, 8, 16), _ffn_from(conv_to_ffn, 8, 16)                 # two stacks of one size
+    assert f1 is not f2 and {p.untyped_storage().data_ptr() for p in f1.parameters()}.isdisjoint(p.untyped_storage().data_ptr() for p in f2.parameters()), (
+        "conv_to_ffn gave two convolution stacks of one size the same FeedForward (one kept between calls and filled again): the first "
+        "now computes the second's function; build a new FeedForward at each call")
     assert (g := global_change(conv_to_ffn, _conv_stack(4, 8))) is None, f"conv_to_ffn {g}"
     return "conv_to_ffn gives a FeedForward that computes what the convolutions compute"

@@ -60,13 +60,16 @@ def _sublayer_built(cls, p_drop:float, g:torch.Generator):
     return s, norms[0]
 
 def _sub_call(s, x, f):
-    "`s(x, f)`, a size mismatch of the features against the positions named (a mean or variance over the features without keepdim)."
-    try: return s(x, f)
+    "`s(x, f)`, a size mismatch of the features against the positions named (a mean or variance over the features without keepdim), and an output in another dtype than x's."
+    try: y = s(x, f)
     except RuntimeError as e:
         if not re.search(rf"size of tensor a \({x.shape[-1]}\) must match the size of tensor b \({x.shape[-2]}\)|size of tensor a \({x.shape[-2]}\) must match the size of tensor b \({x.shape[-1]}\)", str(e)): raise
         raise AssertionError(f"forward(x, f) raised RuntimeError ({str(e)[:70]}) on x of shape {tuple(x.shape)}: the features ({x.shape[-1]}) met the positions "
             f"({x.shape[-2]}): a mean or variance over the features without keepdim=True is (B, n), which lines up with x's last axes, not its first; "
             "y.mean(-1, keepdim=True) (or apply your nn.LayerNorm module)") from None
+    assert not (isinstance(y, torch.Tensor) and y.dtype != x.dtype), (f"forward(x, f) returned {y.dtype} for a {x.dtype} x: keep x's dtype (no "
+        f".double() or .half() on x, the sum or the LayerNorm): the layers around a sub-layer are {x.dtype}")
+    return y
 
 def _got(y) -> str:
     "What a function returned where one tensor is asked: its shape, or the container and the shapes it holds (a tuple, a list), or itself."
@@ -149,6 +152,11 @@ def _sublayer_flow(s, ln, x) -> str:
     if w.grad is None or not w.grad.abs().sum():
         return ("no gradient reaches f: the sub-layer's output must depend on f(x) as it is (no .detach() or torch.no_grad() "
                 "around it), or the attention and feed-forward layers never learn")
+    xg = x.detach().clone().requires_grad_(); out = s.eval()(xg, lambda t: 0 * t)                # f(x) = 0: the gradient comes through the skip alone
+    gx = torch.autograd.grad((out * torch.linspace(-1, 1, x.numel()).view_as(x)).sum(), xg, allow_unused=True)[0] if out.requires_grad else None
+    if gx is None or not gx.abs().sum():
+        return ("no gradient flows through the residual x: the skip connection x + Dropout(f(x)) carries x as it is (no .detach(), .data or "
+                "torch.no_grad() on it), or the layers below learn only through f")
     with torch.no_grad(), torch.random.fork_rng(devices=[]):                                # the caller's random state kept
         LN, f, draws = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias, ln.eps)), (lambda t: t.sin() + 1), []
         for k in (1.0, 0.5, 2.0):                                                   # the same random draws, a kept entry scaled by 1/(1-p) times k
@@ -509,6 +517,39 @@ def _one_sub_pre_ln(m, y, s, t) -> str|None:
                             f"every sub-layer of the paper is LayerNorm(x + f(x)), sub[{i}].norm(x + f(x)), the sum normalised")
     return None
 
+# %% ../../nbs/course_model.ipynb #h26a0601
+def _parts_unused(fn, m, s, t) -> str|None:
+    "The first attention or FFN of a layer whose weights `fn`'s logits on (s, t) do not depend on, while the same part of another layer's do: named, else None."
+    with torch.no_grad(), torch.random.fork_rng(devices=[]):
+        y = fn(_refusing(m), s, t)
+        def used(stack, i, part):
+            v = copy.deepcopy(m); torch.manual_seed(i)
+            for p in getattr(getattr(v, stack)[i], part).parameters(): p.add_(torch.randn_like(p))
+            return not _same_logits(fn(_refusing(v), s, t), y, m, s, t)
+        for stack, parts in (('encoder', ('self_attn', 'ffn')), ('decoder', ('self_attn', 'cross_attn', 'ffn'))):
+            for part in parts:
+                seen = [used(stack, i, part) for i in range(len(getattr(m, stack)))]
+                if any(seen) and not all(seen):
+                    return (f"your logits do not change when {stack} layer {seen.index(False) + 1}'s {part} changes, and do when layer "
+                            f"{len(seen) - seen[::-1].index(True)}'s does: each layer's sub-layers call its own parts (a lambda made in a loop and called "
+                            f"after it reads the loop variable's last value, late binding: call it as the loop runs, or bind it, lambda t, l=l: l.{part}(t))")
+    return None
+
+def _forward_extra(fn, m, y, s, t) -> str|None:
+    "Positions added twice, the memory normalised once more, or a layer's sub-layers calling another layer's parts: named, else None."
+    def like(**hooks):                                                           # m's logits with forward hooks on its parts, by name
+        v = copy.deepcopy(m)
+        for name, hook in hooks.items(): v.get_submodule(name).register_forward_hook(hook)
+        with torch.no_grad(): return _same_logits(y, v(s, t), m, s, t)
+    again = lambda mod, i, o: mod.forward(o)
+    for names, what in ((('src_pos',), "the encoder's input has"), (('tgt_pos',), "the decoder's input has"), (('src_pos', 'tgt_pos'), "both stacks' inputs have")):
+        if like(**dict.fromkeys(names, again)):
+            return f"{what} the positions added twice: model.src_pos and model.tgt_pos add PE themselves; apply each once, model.src_pos(model.src_emb(src))"
+    if any(like(**{f'encoder.{len(m.encoder) - 1}': lambda mod, i, o, k=k: mod.sub[k].norm(o)}) for k in range(len(m.encoder[-1].sub))):
+        return ("the memory z is normalised once more after the last encoder layer (a final LayerNorm, as the Annotated Transformer's Encoder and "
+                "pre-LN stacks have): in the paper's post-LN model each sub-layer ends with its norm already; z is the last layer's output as it is")
+    return _parts_unused(fn, m, s, t)
+
 # %% ../../nbs/course_model.ipynb #a26c0615s
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
@@ -548,7 +589,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _one_sub_pre_ln(m, y, s, t) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _layers_unused(fn, m, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _one_sub_pre_ln(m, y, s, t) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _layers_unused(fn, m, s, t) or _forward_extra(fn, m, y, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_model.ipynb #a26c0614
 @report
@@ -573,6 +614,7 @@ def check_forward(fn) -> str:
             == (*ref.shape[:2], m.cfg.d_model) else ": one row per source "
             "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else ": one position short: the target comes in shifted already (tgt = the "
             "target with BOS, without its last token); use it as it is, every position" if tuple(getattr(y, 'shape', ()))[:2] == (t.shape[0], t.shape[1] - 1) else "")
+        assert y.dtype == ref.dtype, f"my_forward's logits are {y.dtype}, the model's {ref.dtype}: return model.generator(y) as it is (no .double(), .float() or .half())"
         if (err := (y - ref).abs().max().item()) > _logit_tol(ref, m, s, t):
             raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
     return f"{fn.__name__} computes Transformer.forward"
@@ -603,6 +645,15 @@ def _tie_slip(which:str, given:int, count, readings) -> str:
 
 
 # %% ../../nbs/course_model.ipynb #a26c06v1
+def _counts_got(fn, count, readings) -> tuple:
+    "`fn()`; the right counts returned as floats, tensors or NumPy numbers named: they are two Python ints."
+    got = fn()
+    num = lambda c: float(c) if isinstance(c, (int, float)) or (hasattr(c, 'item') and getattr(c, 'numel', lambda: 1)() == 1) else None
+    odd = [type(c).__name__ for c in got if type(c) is not int] if isinstance(got, tuple) and len(got) == 2 else []
+    assert not (odd and any((num(got[0]), num(got[1])) == (count('all', v), count('none', v)) for v in readings)), (f"{fn.__name__}() gave the "
+        f"right counts as {' and '.join(odd)}: return two Python ints, count_params(model) as it is (no torch.tensor(...), float(...) or NumPy)")
+    return got
+
 def _vocab_slip(which:str, given, count, readings) -> str:
     "Whether the wrong count `given` has a source and a target vocabulary of different sizes, with `count(tie, vocab, tgt_vocab=...)`: '' if not."
     sizes = (*readings, 8000, 32000, 32768, 37000)
@@ -650,7 +701,7 @@ def check_parsing_counts(fn) -> str:
     "06_model, exercise 3: `fn()` returns (tied, untied), the parameters of §6.3's parsing model with tie='all' and tie='none'."
     parsing, readings = dict(N=4, d_model=1024), (16000, 16384)       # "16K": the paper does not say 16,000 or 2^14
     count = lambda tie, v, **over: count_config_params(get_model_config('base', **{**parsing, 'src_vocab': v, 'tgt_vocab': v, **over}, tie=tie))
-    got = fn()
+    got = _counts_got(fn, count, readings)
     assert isinstance(got, tuple) and len(got) == 2, f"{fn.__name__}() must return two counts, (tied, untied); got {got!r}"
     tied, untied = got
     for v in readings:

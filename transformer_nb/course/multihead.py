@@ -108,6 +108,10 @@ def _merge_story(merged, right) -> str:
     B, h, n, d = right.shape
     head = "merge_heads(split_heads(x, h)) must give x back: the heads side by side, in head order; "
     if torch.equal(right.flip(1).transpose(1, 2).reshape(B, n, h * d), merged): return head + "yours concatenates the heads in reverse order"
+    if B > 1 and all(torch.equal(merged[b], right[0].transpose(0, 1).reshape(n, h * d)) for b in range(B)):
+        return head + "every sentence holds sentence 0's heads: your merge reads x[0] alone; merge every sentence, x.transpose(1, 2).reshape(B, n, h*d)"
+    if h > 1 < d and torch.equal(merged[..., h - 1:h - 1 + d], right[:, -1]):
+        return head + f"head {h} starts at feature {h - 1}, not {(h - 1) * d}: head i fills features i*d .. (i+1)*d - 1, out[..., i*d:(i+1)*d] (a step of d, not 1)"
     for p in itertools.permutations(range(4)):
         if p != (0, 2, 1, 3) and torch.equal(right.permute(p).reshape(B, n, h * d), merged):
             return head + f"yours is heads.permute{p}.reshape(B, n, h*d): transpose(1, 2) to (B, n, h, d) before the reshape, so that head i fills features i*d .. (i+1)*d - 1"
@@ -147,6 +151,20 @@ def _head_blocks(loop, m) -> str|None:
                     + f": head i's rows are i*d_k .. (i+1)*d_k - 1, {where[0][0]}.weight[i*d_k:(i+1)*d_k] (and its bias the same entries)")
     return None
 
+# %% ../../nbs/course_multihead.ipynb #h26a0201
+def _heads_kept(split_heads, merge_heads, x, right) -> None:
+    "Fail, naming it, if merge_heads(right) changes after split_heads ran on another shape (a size kept between calls), or a float32 x changes dtype."
+    split_heads(torch.zeros(1, 7, 6, dtype=x.dtype), 2)
+    try: again = merge_heads(right)
+    except RuntimeError as e: again = e
+    assert isinstance(again, torch.Tensor) and torch.equal(again, x), ("merge_heads(heads) gives another result once split_heads has run on another "
+        "shape" + (f" (it raised {type(again).__name__}: {str(again).splitlines()[0][:50]})" if isinstance(again, Exception) else "")
+        + ": it reads a size kept from an earlier call; read every size from its own input, B, h, n, d = x.shape")
+    heads = split_heads(x.float(), 3); merged = merge_heads(heads)
+    odd = [f"{f} gave {t.dtype}" for f, t in (('split_heads', heads), ('merge_heads', merged)) if t.dtype != torch.float32]
+    assert not odd, (f"on a torch.float32 x, {' and '.join(odd)}: keep the input's dtype (no .double(), .float() or .half()); "
+                     "view, transpose and reshape never change it")
+
 # %% ../../nbs/course_multihead.ipynb #a26s0202
 @report
 def check_heads(split_heads, merge_heads) -> str:
@@ -174,7 +192,7 @@ def check_heads(split_heads, merge_heads) -> str:
             else f"merge_heads {'added' if torch.allclose(merged[..., :4], right.sum(1)) else 'averaged'} the heads: Concat(head_1, ..., head_h) puts them side "
                  "by side, head i in features i*d .. (i+1)*d - 1 (transpose(1, 2), then reshape)" if any(torch.allclose(merged[..., :4], f) for f in (right.sum(1), right.mean(1)))
             else _merge_story(merged, right))
-    _heads_grad(split_heads, merge_heads, x)
+    _heads_grad(split_heads, merge_heads, x); _heads_kept(split_heads, merge_heads, x, right)
     mha = nn.MultiheadAttention(12, 3, batch_first=True, dtype=torch.float64).eval()   # PyTorch's layer, random biases
     with torch.no_grad():
         for p in (mha.in_proj_bias, mha.out_proj.bias): p.copy_(rnd(*p.shape))
@@ -393,6 +411,30 @@ def _loop_steady(loop, x, d_model:int, h:int) -> None:
         f"LoopMHA({d_model}, {h}) in eval mode: two calls on the same x gave different outputs: something random runs in forward, a dropout "
         "(F.dropout(t, p) drops unless training=self.training is given; an nn.Dropout held in __init__ follows eval()): eval mode drops nothing")
 
+# %% ../../nbs/course_multihead.ipynb #h26a0203
+def _mask_skipped(loop, m, args, kw) -> str|None:
+    "If `loop` leaves the mask out where mem is given, shown on the mask with its sentences swapped (sentence 0 padded: mask[0] for all and no mask read apart): named, else None."
+    if 'mask' not in kw or len(args) < 2 or kw['mask'].shape[0] < 2: return None
+    mask = kw['mask'].flip(0)
+    with torch.no_grad(): got, none = loop(*args, mask=mask), m(*args)
+    if (got - none).abs().max() < 1e-4 < (m(*args, mask=mask) - none).abs().max():
+        return "the mask is not applied in the encoder-decoder attention (mem given): the source's padding mask applies there too; " + _LOOP_HINTS['a causal mask']
+    return None
+
+def _loop_own(loop, ours, x, d_model:int, h:int) -> None:
+    "Fail, naming it, if `loop`'s parameters share memory with `ours` after load_from (views, not copies), or some get no gradient from loop(x)."
+    theirs = {p.untyped_storage().data_ptr() for p in ours.parameters()}
+    shared = [n for n, p in loop.named_parameters() if p.untyped_storage().data_ptr() in theirs]
+    assert not shared, (f"d_model={d_model}, h={h}: after load_from, {', '.join(shared[:2])}{' ...' if len(shared) > 2 else ''} share memory with "
+        "MultiHeadAttention's parameters (nn.Parameter(w_q.weight[rows]) is a view, not a copy): training one would change the other; "
+        "copy into your own, lin.weight.copy_(...) under torch.no_grad(), or .clone()")
+    names, params = zip(*loop.named_parameters())
+    y = loop(x)
+    grads = torch.autograd.grad(y.sum(), params, allow_unused=True) if y.requires_grad else [None] * len(params)
+    dead = [n for n, g in zip(names, grads) if g is None]
+    assert not dead, (f"d_model={d_model}, h={h}: no gradient reaches {', '.join(dead[:2])}{' ...' if len(dead) > 2 else ''}: forward ran under "
+        "torch.no_grad() or a .detach() or .data cut the graph; training learns W_i^Q, W_i^K, W_i^V and W^O through it: keep forward differentiable")
+
 # %% ../../nbs/course_multihead.ipynb #a26s0206
 @report
 def check_loop_mha(LoopMHA) -> str:
@@ -429,5 +471,6 @@ def check_loop_mha(LoopMHA) -> str:
                  "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
-                                f"{_loaded_rows(loop, ours) or _head_blocks(loop, ours) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
+                                f"{_loaded_rows(loop, ours) or _head_blocks(loop, ours) or _mask_skipped(loop, ours, args, kw) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
+        _loop_own(loop, ours, x, d_model, h)
     return "LoopMHA computes what MultiHeadAttention computes, head by head"

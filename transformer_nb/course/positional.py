@@ -111,6 +111,21 @@ def _pe_rest(pe, n:int, d:int) -> str:
     k = int((th - want).abs().argmax())
     return f"pair {k} (dimensions {2 * k}, {2 * k + 1}) turns by {th[k]:.4g} per position, the formula's by 1 / 10000^(2*{k}/{d}) = {want[k]:.4g}"
 
+# %% ../../nbs/course_positional.ipynb #h26a0501
+def _pe_kept(fn, pe, n:int, d:int) -> str:
+    "If `fn`'s table keeps the length of an earlier call with the same d_model (a cache built for the first n, sliced [:n]): named, else ''."
+    k = pe.shape[0] + 5; d2 = 2 * k + 6                                           # a d_model the check has not asked for
+    if [getattr(fn(j, d2), 'shape', None) for j in (k, k + 4)] != [(k, d2)] * 2: return ''
+    return (f": {pe.shape[0]} rows for n = {n}: your table keeps the length of an earlier call with the same d_model ({fn.__name__}({k}, {d2}), "
+            f"then ({k + 4}, {d2}), gave {k} rows both times): a table kept between calls and sliced, [:n], must grow with n; compute the n rows asked for")
+
+def _pe_short(fn, pe, n:int, d:int) -> str:
+    "If the table's last pair (dimensions d - 2, d - 1) is all zero and the rest right (four rows asked for when n = 1): a loop over the pairs one short, named; else ''."
+    pe, ref = (pe, _pe_table(n, d)) if n > 1 else (fn(4, d).double(), _pe_table(4, d))
+    if pe[:, -2:].abs().max() > 0 or not torch.allclose(pe[:, :-2], ref[:, :-2], atol=1e-4): return ''
+    return (f"d_model={d}: the last pair, dimensions {d - 2} and {d - 1}, is all zero (its cosine is 1 at pos 0): your loop over the pairs stops one "
+            "short; range(d_model // 2) runs i = 0 .. d_model/2 - 1, pair i filling dimensions 2i and 2i + 1")
+
 # %% ../../nbs/course_positional.ipynb #a26s0504
 @report
 def check_encoding(fn) -> str:
@@ -129,13 +144,13 @@ def check_encoding(fn) -> str:
                f": {pe.shape[0]} rows for n = {n}, and the n rows asked for when n is small: a table of max_len = {pe.shape[0]} rows sliced, [:n], "
                "cuts longer sentences; compute the n rows asked for, torch.arange(n) (or a table at least n long)"
                if isinstance(pe, torch.Tensor) and pe.dim() == 2 and pe.shape[1] == d and pe.shape[0] < n - 1 and getattr(fn(8, d), 'shape', None) == (8, d) else
-               f": {pe.shape[0] - n:+} row{'s' * (abs(pe.shape[0] - n) > 1)}, positions 0 .. {pe.shape[0] - 1}: the n positions are 0 .. n - 1, torch.arange(n) (it stops before n)"
+               (_pe_kept(fn, pe, n, d) or f": {pe.shape[0] - n:+} row{'s' * (abs(pe.shape[0] - n) > 1)}, positions 0 .. {pe.shape[0] - 1}: the n positions are 0 .. n - 1, torch.arange(n) (it stops before n)")
                if isinstance(pe, torch.Tensor) and pe.dim() == 2 and pe.shape[1] == d and pe.shape[0] != n else ""))
         assert pe.dtype in (torch.float32, torch.float64), f"{fn.__name__}({n}, {d}) is {pe.dtype}, which rounds the table to about 3 digits: return float32 (or compute in float64)"
         ref, pe = _pe_table(n, d), pe.double()
         bad = ((pe - ref).abs() > 1e-4).nonzero()
         if len(bad):
-            p, j = bad[0].tolist()
+            p, j = bad[0].tolist(); assert not (short := _pe_short(fn, pe, n, d)), short
             rows = pe if n > 1 else fn(4, d).double()       # one row cannot show whether the rows differ: ask for four
             if len(rows) > 1 and torch.equal(rows, rows[:1].expand_as(rows)):
                 raise AssertionError(f"d_model={d}: every row of your table is the same ({[round(x, 4) for x in rows[0, :4].tolist()]}, ...): "
@@ -255,11 +270,26 @@ def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
                        ": clamp(j - i, -K, K), then add K"
     return _bias_map(b, table, n_q, n_k, K)
 
+# %% ../../nbs/course_positional.ipynb #h26a0503
+def _bias_cell(b, table, i:int, j:int) -> str:
+    "What b[:, i, j] is when it is no row of the table: one column's entry for every head (head 0's bias repeated), or nothing of it."
+    col = next((c for c in range(table.shape[1]) if any(torch.equal(b[:, i, j], table[r, c].expand(b.shape[0])) for r in range(table.shape[0]))), None)
+    return ("no row of the table" if col is None or b.shape[0] == 1 else f"one entry of column {col} for every head: each head gets head {col}'s bias; "
+            "b[h] is column h of the table, table[idx, h] (permute the (n_q, n_k, h) lookup to (h, n_q, n_k))")
+
+def _bias_first(rb) -> None:
+    "`rb(2, 2)`; an offset tensor of floats (a float arange or step) named: table indices are integers."
+    try: rb(2, 2)
+    except IndexError as e:
+        if 'must be long' not in str(e): raise
+        raise AssertionError(f"forward(2, 2) raised IndexError ({str(e)[:45]}): your offsets j - i are floats (an arange with a float dtype or step, "
+                             "or a division): table rows are picked by integers; torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None] is int64") from None
+
 # %% ../../nbs/course_positional.ipynb #a26s0509
 @report
 def check_relative_bias(RelativeBias) -> str:
     "05_positional_encoding, exercise 4: `RelativeBias(h, K)(n_q, n_k)` must give b[h, i, j] = table[clip(j - i, -K, K) + K, h]."
-    h, K = 3, 2; rb = RelativeBias(h, K); rb(2, 2)
+    h, K = 3, 2; rb = RelativeBias(h, K); _bias_first(rb)
     ps = list(rb.parameters())
     assert len(ps) == 1 and tuple(ps[0].shape) == (2 * K + 1, h), (f"RelativeBias(h={h}, K={K}) should have one parameter, "
         f"the table of shape ({2 * K + 1}, {h}), a row per clipped offset; it has {[tuple(p.shape) for p in ps]}" + _bias_parts(rb, h, K)); _bias_kept(rb)
@@ -285,7 +315,7 @@ def check_relative_bias(RelativeBias) -> str:
         for i in range(n_q):
             for j in range(n_k):
                 o = min(max(j - i, -K), K)                                        # the clipped offset, key minus query
-                got = [f"table[{r}]" for r in range(2 * K + 1) if torch.equal(b[:, i, j], table[r])] or ["no row of the table"]
+                got = [f"table[{r}]" for r in range(2 * K + 1) if torch.equal(b[:, i, j], table[r])] or [_bias_cell(b, table, i, j)]
                 assert torch.equal(b[:, i, j], table[o + K]), (f"forward({n_q}, {n_k})[:, {i}, {j}] should be table[{o + K}] "
                     f"(offset j - i = {j - i}" + (f", clipped to {o}" if o != j - i else "") + f", plus K); it is {got[0]}"
                     + _bias_hint(b.detach(), table.detach(), n_q, n_k, K))
