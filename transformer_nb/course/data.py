@@ -82,8 +82,8 @@ def _bpe_marks_out(seg:list, word:str, merges:list) -> str|None:
 
 # %% ../../nbs/course_data.ipynb #a27b0801
 def _bpe_stateful(seg:list, word:str, segment=None) -> str|None:
-    "For a segmentation `seg` of `word` that `segment` also gives without merges, while a new word comes back as its characters: state kept between calls, named; else None."
-    if segment is None or seg == list(word) + ['</w>'] or list(segment(word, [])) != seg or list(segment('qzx', [])) != ['q', 'z', 'x', '</w>']: return None
+    "For a segmentation `seg` of `word`, with a merged piece, that `segment` also gives without merges, while a new word comes back as its characters: state kept between calls, named; else None."
+    if segment is None or seg == list(word) + ['</w>'] or all(len(p) == 1 or p == '</w>' for p in seg) or list(segment(word, [])) != seg or list(segment('qzx', [])) != ['q', 'z', 'x', '</w>']: return None
     return (f"segment({word!r}, []) gave {seg} too: your segment keeps the pieces of an earlier call (a cache keyed by the word "
             "alone, a default mutable argument?); segment each word from the merges it is given, every call")
 
