@@ -323,6 +323,20 @@ def _long_prefix(step, model, compare):
     compare(m, src, ys, want, "a copy of the model whose every position prefers its own token, sources of 2 tokens and prefixes of 5",
             'the argmax of next_token_logits')
 
+def _causal_needed(step, model, rows, compare):
+    """Your `step` on prefixes where a decoder without its causal mask chooses another token, by 0.05 or more in the logits
+    (far past any CPU's rounding): a copy of `model` whose newest prefix token is embedded 10 times larger, which the earlier
+    positions read only when unmasked; the sources `rows` four times over; skipped where no prefix tells the two apart."""
+    m, g, src = copy.deepcopy(model), torch.Generator().manual_seed(1), rows.repeat(4, 1); n = len(src)
+    m.tgt_emb.register_forward_hook(lambda mod, inp, out: torch.cat([out[:, :-1], 10. * out[:, -1:]], 1))
+    ys = torch.cat([torch.full((n, 1), BOS_ID), torch.randint(4, model.cfg.tgt_vocab, (n, 4), generator=g)], 1)
+    with inference(m):
+        z, sm = m.encode(src, pad_mask(src)), pad_mask(src)
+        a, b = (next_token_logits(m.decode(z, sm, ys, mask)[:, -1], PAD_ID) for mask in (tgt_mask(ys), None))
+    keep = a.amax(-1) - a.gather(-1, b.argmax(-1, keepdim=True)).squeeze(-1) > 0.05      # the unmasked choice far below the masked
+    if keep.any(): compare(m, src[keep], ys[keep], a[keep].argmax(-1), "a copy of the model whose newest prefix token is embedded "
+                           "10 times larger, prefixes of 5", 'the argmax of next_token_logits')
+
 
 # %% ../../nbs/course_decoding.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
@@ -362,5 +376,5 @@ def check_greedy_step(step, model) -> bool:
         for m, name in ((mixed, 'a perturbed copy of the model'), (eos, 'a copy of the model that scores EOS highest')):
             with inference(m): want = next_token_logits(m(src, ys)[:, -1], PAD_ID).argmax(-1)
             compare(m, src, ys, want, f"{name}, prefixes of 5 tokens", 'the argmax of next_token_logits')
-        _unk_allowed(step, model, src, bos); _long_prefix(step, model, compare)      # UNK scored highest; prefixes longer than their source
+        _unk_allowed(step, model, src, bos); _long_prefix(step, model, compare); _causal_needed(step, model, src, compare)      # UNK scored highest; prefixes longer than their source
     return verdict(step, cases, "your greedy step chooses every token greedy_decode chooses, in a batch and one sentence at a time, and never PAD or BOS")
