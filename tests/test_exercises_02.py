@@ -978,3 +978,11 @@ def test_the_twenty_sixth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+def test_right_answers_pass_with_grad_mode_off(capsys):
+    "02 turns autograd off for its forward passes (torch.set_grad_enabled(False)): the checks' gradient cases turn it on for themselves."
+    heads, loop = namespace(NB, 'b2d0a004'), loop_ns(EXERCISES)
+    with torch.no_grad():
+        assert heads['check_heads'](heads['split_heads'], heads['merge_heads']) is True
+        assert loop['check_loop_mha'](loop['LoopMHA']) is True
+    assert 'Not yet' not in capsys.readouterr().out

@@ -73,8 +73,9 @@ def _split_checked(split_heads, x, h:int):
 def _heads_grad(split_heads, merge_heads, x) -> None:
     "Fail, naming a cut graph, if merge_heads(split_heads(x, 3)) sends no gradient back to x (a .detach(), .data or a NumPy round trip)."
     xg = x.detach().clone().requires_grad_()
-    y = merge_heads(split_heads(xg, 3))
-    assert y.requires_grad and torch.autograd.grad(y.sum(), xg, allow_unused=True)[0] is not None, ("no gradient reaches x through merge_heads(split_heads(x, h)): "
+    with torch.enable_grad():                                            # whatever the notebook set (02 turns grad off)
+        y = merge_heads(split_heads(xg, 3)); g = torch.autograd.grad(y.sum(), xg, allow_unused=True)[0] if y.requires_grad else None
+    assert g is not None, ("no gradient reaches x through merge_heads(split_heads(x, h)): "
         "a .detach(), .data, torch.no_grad() or a NumPy round trip cut the graph; training learns W^Q, W^K, W^V through these heads: keep to view, transpose and reshape")
 
 def _merge_batch(merged, right) -> str:
@@ -429,8 +430,8 @@ def _loop_own(loop, ours, x, d_model:int, h:int) -> None:
         "MultiHeadAttention's parameters (nn.Parameter(w_q.weight[rows]) is a view, not a copy): training one would change the other; "
         "copy into your own, lin.weight.copy_(...) under torch.no_grad(), or .clone()")
     names, params = zip(*loop.named_parameters())
-    y = loop(x)
-    grads = torch.autograd.grad(y.sum(), params, allow_unused=True) if y.requires_grad else [None] * len(params)
+    with torch.enable_grad():                                            # whatever the notebook set (02 turns grad off)
+        y = loop(x); grads = torch.autograd.grad(y.sum(), params, allow_unused=True) if y.requires_grad else [None] * len(params)
     dead = [n for n, g in zip(names, grads) if g is None]
     assert not dead, (f"d_model={d_model}, h={h}: no gradient reaches {', '.join(dead[:2])}{' ...' if len(dead) > 2 else ''}: forward ran under "
         "torch.no_grad() or a .detach() or .data cut the graph; training learns W_i^Q, W_i^K, W_i^V and W^O through it: keep forward differentiable")
