@@ -29,6 +29,8 @@ def _check_prose_08():
         bs = lib.TokenBatchSampler(src_lens, tgt_lens, int(mt)).batches()
         assert (r['batches'], r['largest']) == (len(bs), max(len(b) * max(max(src_lens[i], tgt_lens[i]) for i in b) for b in bs)), mt
     nb.quoted('b08f0m30', f"{J['vocab_size']:,} pieces", f"its {J['training_sentences']:,} training sentences")
+    assert J['batch_1000']['real_token_batch'] > 0.995 and 0.4 < 1 - J['batch_1000']['real_random'] < 0.6, "the text says 'all real tokens', 'about half padding'"
+    nb.quoted('b08f0m30', "the token batch is all real tokens, the random one about half padding")
     share = lambda e, b: np.mean([(lib.collate([e[i] for i in b])[0] != 0).float().mean().item()])
     naive_num = np.random.default_rng(0).permutation(len(enc_num))[:J['batch_1000']['sentences']].tolist()
     assert J['batch_1000']['real_random'] + 0.1 < share(enc_num, naive_num), "the text says random batches of captions waste more than of numbers"

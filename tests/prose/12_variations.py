@@ -74,7 +74,7 @@ def _check_12_prose():
     test_eq(table3_variants(PRESETS['mini'])['A-h32'], dict(h=32, d_k=4, d_v=4))                    # "32 heads of d_k = 4" 
     test_eq((table3_variants(PRESETS['mini'])['C-N4'], PRESETS['mini']['N'], table3_variants(PRESETS['mini'])['D-drop0.2']['p_drop']), ({'N': 4}, 3, 2 * PRESETS['mini']['p_drop']))
     quoted('ba454798', f"32 heads of $d_k = 4$ ({sep['A-h32']['mean']:+.1f} BLEU), four layers instead of three ({sep['C-N4']['mean']:+.1f}) and twice the dropout ({sep['D-drop0.2']['mean']:+.1f})".replace('-', '−'),
-           "the other rows have one seed")
+           "the other rows have one seed", "separate, for the worse")
     assert f"Per-seed sd of Δ: {cv['family']['sd']:.2f} BLEU" in shown('12t00002')
     assert all(o in gv['rows'] for o in variants) and 'big' not in cv['rows'] and 'big' not in V['table3_fp32']['rows']   # "`big` ran on the GPU only"
     assert {o for o in variants if o not in cv['rows']} - {'big'} <= set(V['table3_fp32']['rows'])         # "Rows not run in this set-up ran in the first sweep"
@@ -90,6 +90,7 @@ def _check_12_prose():
     test_eq(len(tested), 8); test_eq({r['n_seeds'] for r in tested.values()}, {2}); test_eq(sum(r['variant'] == 'base' for r in g), 3)   # "three seeds and eight rows with two"
     test_eq({r['verdict'] for r in gv['rows'].values() if r['p'] is not None}, {'not separated at this budget'})     # "none separates"
     low = min(tested, key=lambda o: tested[o]['holm_p']); test_eq(low, 'B-dk4')
+    assert tested[low]['interval'][1] < 0; quoted('12t00005', "though B's interval lies below 0")   # an interval off 0, yet not separated: only the p is corrected
     quoted('12t00005', f"the smallest Holm-adjusted $p$ is {tested[low]['holm_p']:.2f} (B, $d_k = {table3_variants(PRESETS['mini'])[low]['d_k']}$)",
            f"sd of Δ, {gv['family']['sd']:.2f} BLEU", f"a mean Δ of {gv['family']['detectable'][2]:.1f} BLEU to separate with two seeds, {gv['family']['detectable'][3]:.1f} with three and {gv['family']['detectable'][5]:.1f} with five",
            f"`big` ({gv['rows']['big']['mean']:+.1f}), four layers ({gv['rows']['C-N4']['mean']:+.1f}) and twice the\ndropout ({gv['rows']['D-drop0.2']['mean']:+.1f}) are single runs".replace('-', '−'),
