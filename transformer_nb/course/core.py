@@ -122,7 +122,7 @@ def _pad_skipped(pad_batch, shape:tuple, seqs) -> str:
     try: got = pad_batch([[], [2, 5, 3], []])
     except Exception: return ''
     if not (isinstance(got, torch.Tensor) and got.tolist() == [[2, 5, 3]]): return ''
-    return (f": pad_batch([[], [2, 5, 3], []]) gave [[2, 5, 3]]: the empty sentences got no row (an `if s` filter, or a loop that "
+    return (": pad_batch([[], [2, 5, 3], []]) gave [[2, 5, 3]]: the empty sentences got no row (an `if s` filter, or a loop that "
             "skips them); an empty sentence is a row of pads, in its place")
 
 def _pad_ragged(pad_batch, seqs) -> str:
