@@ -138,7 +138,8 @@ def _pb_first_length(seqs, pad_id=_ex.PAD_ID): n = len(seqs[0]); return torch.te
 def test_rows_padded_to_the_first_sentence_are_named():
     "Rows padded to the first sentence's length leave torch.tensor a ragged list: the check names that, not the bare ValueError."
     assert_rejects(_ex.check_pad_batch, _pb_first_length, says=r"raised ValueError \(expected sequence of length .*\): the rows still have "
-                   r"different lengths; pad every row to the longest sentence, n = max\(len\(s\) for s in seqs\)")
+                   r"different lengths: it runs when the longest sentence comes first: your width is the longest of the first sentences alone; "
+                   r"take it over the whole batch; pad every row to the longest sentence, n = max\(len\(s\) for s in seqs\)")
     assert _ex.check_pad_batch(_pb_longest) is True
 
 # ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
