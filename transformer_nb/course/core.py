@@ -149,6 +149,8 @@ def _pad_both(got, seqs, pad_id:int) -> str:
     return (f"row {i} is {g[i]}: {lead[i]} pad{'s' * (lead[i] > 1)} before the sentence and {n - len(seqs[i]) - lead[i]} after it, the "
             "padding split between both ends; every pad goes after the sentence, on the right")
 
+
+# %% ../../nbs/course_core.ipynb #h28a0003
 def _pad_distinct(pad_batch, shape:tuple, seqs) -> str:
     "If the width is the most distinct ids of a sentence (len(set(s))), seen on a batch whose longest sentence repeats an id: named, else ''."
     if not (len(shape) == 2 and shape[1] == max(len(set(s)) for s in seqs) < max(map(len, seqs))): return ''
