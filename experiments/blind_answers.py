@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, and the twenty-seventh, `27`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, and the twenty-eighth, `28`, of notebooks 00 to 03 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -348,6 +348,31 @@ SETS = {
               ('first_run', '14_since_2017', 'a loop with 2 * i // d (integer division)'): 'generic',
           },
            {('09_training', 'computed and returned in float64')}),   # a float64 loss of float32 logits backpropagates the same gradients, more precisely: no mistake
+    '28': ('twenty-eighth', 'blind_answers_28_set', {
+              ('first_run', '00_core', 'empty sentences skipped: fewer rows than sentences'): 'misleading',
+              ('first_run', '00_core', 'the pads split between both ends (each sentence centred)'): 'generic',
+              ('first_run', '00_core', 'the longest of the first two sentences only (tuned to the example of two)'): 'generic',
+              ('first_run', '00_core', 'two slips that cancel on the example: one pad too many, then the first column dropped'): 'generic',
+              ('first_run', '00_core', 'a while loop to n - 1: every shorter sentence one pad short'): 'generic',
+              ('first_run', '00_core', 'the width counted in distinct ids (len(set(s))): a sentence with a repeated id is cut'): 'generic',
+              ('first_run', '01_attention', 'softmax(dim=2): the key axis of 3-d inputs only'): 'generic',
+              ('first_run', '01_attention', 'the NaN rows zeroed in place on the softmax output (w[w.isnan()] = 0): backward fails'): 'generic',
+              ('first_run', '01_attention', 'the output from the keys (w @ k), not the values'): 'generic',
+              ('first_run', '01_attention', 'if mask: (the truth of a tensor)'): 'misleading',
+              ('first_run', '01_attention', 'the mask transposed (its last two axes swapped): a padding mask hides queries'): 'misleading',
+              ('first_run', '01_attention', "the softmax in float32 (s.float()), cast back to the inputs' dtype"): 'misleading',
+              ('first_run', '01_attention', 'max_pool1d of the identity with kernel r: right for an odd r only'): 'generic',
+              ('first_run', '02_multihead', 'merge unpacks the input as (B, n, h, d): right only when h = n'): 'generic',
+              ('first_run', '02_multihead', "mask[:, :, 0]: the first query's row for every query (right for padding masks)"): 'misleading',
+              ('first_run', '02_multihead', 'a causal mask always applied (a decoder habit)'): 'misleading',
+              ('first_run', '03_ffn', "a FeedForward that reads the conv's (B, d_model, n) layout"): 'generic',
+              ('first_run', '03_ffn', 'c.weight[:, 0, :]: the first input channel, broadcast by copy_'): 'generic',
+              ('first_run', '03_ffn', 'the weights summed over the input channels (sum(1)) rather than the kernel axis'): 'generic',
+              ('first_run', '03_ffn', 'the ReLU of the conv stack applied before the first layer too (F.relu on the input)'): 'generic',
+              ('first_run', '03_ffn', "d_ff = 4 * d_model, the paper's ratio, not read from the conv"): 'misleading',
+              ('first_run', '03_ffn', "d_model read from conv[2]'s input axis (d_ff)"): 'misleading',
+          },
+           set()),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -138,7 +138,8 @@ def _pb_first_length(seqs, pad_id=_ex.PAD_ID): n = len(seqs[0]); return torch.te
 def test_rows_padded_to_the_first_sentence_are_named():
     "Rows padded to the first sentence's length leave torch.tensor a ragged list: the check names that, not the bare ValueError."
     assert_rejects(_ex.check_pad_batch, _pb_first_length, says=r"raised ValueError \(expected sequence of length .*\): the rows still have "
-                   r"different lengths; pad every row to the longest sentence, n = max\(len\(s\) for s in seqs\)")
+                   r"different lengths: it runs when the longest sentence comes first: your width is the longest of the first sentences alone; "
+                   r"take it over the whole batch; pad every row to the longest sentence, n = max\(len\(s\) for s in seqs\)")
     assert _ex.check_pad_batch(_pb_longest) is True
 
 # ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
@@ -331,4 +332,35 @@ def test_the_twenty_sixth_sets_misses_are_named(label):
     calls = {'pad_batch': 'check_pad_batch(pad_batch)'}
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-eighth blind set's misses
+from nbtools import assert_rejects as _t28_rejects
+
+_T28_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.course.core import check_pad_batch'   # the names the exercise's cell sees
+_T28 = {   # label: (the exercise, the answer's code, what its message must say)
+    'empty sentences skipped: fewer rows than sentences': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs if s], dtype=torch.long)',
+        'the empty sentences got no row'),
+    'the pads split between both ends (each sentence centred)': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    rows = [[pad_id] * ((n - len(s)) // 2) + list(s) + [pad_id] * (n - len(s) - (n - len(s)) // 2) for s in seqs]\n    return torch.tensor(rows, dtype=torch.long)',
+        'the padding split between both ends'),
+    'the longest of the first two sentences only (tuned to the example of two)': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs[:2])\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        'your width is the longest of the first sentences alone'),
+    'two slips that cancel on the example: one pad too many, then the first column dropped': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs) + 1\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)[:, 1:]',
+        "every row starts at its sentence's second id"),
+    'a while loop to n - 1: every shorter sentence one pad short': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n, rows = max(len(s) for s in seqs), []\n    for s in seqs:\n        r = list(s)\n        while len(r) < n - 1: r.append(pad_id)\n        rows.append(r)\n    return torch.tensor(rows, dtype=torch.long)',
+        'the shorter sentences were padded to n - 1, one short'),
+    'the width counted in distinct ids (len(set(s))): a sentence with a repeated id is cut': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(set(s)) for s in seqs)\n    return torch.tensor([list(s)[:n] + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        'is the most distinct ids in one sentence'),
+}
+
+@pytest.mark.parametrize('label', list(_T28))
+def test_the_twenty_eighth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T28[label]
+    ns = {}
+    exec(_T28_PRELUDE, ns); exec(src, ns)
+    calls = {'pad_batch': 'check_pad_batch(pad_batch)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t28_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

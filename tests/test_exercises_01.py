@@ -655,3 +655,36 @@ def test_the_twenty_sixth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-eighth blind set's misses
+from nbtools import assert_rejects as _t28_rejects
+
+_T28_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.attention import *\nfrom transformer_nb.course.attention import check_attention, check_restricted'   # the names the exercise's cell sees
+_T28 = {   # label: (the exercise, the answer's code, what its message must say)
+    'softmax(dim=2): the key axis of 3-d inputs only': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=2)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        'an axis counted from the front'),
+    'the NaN rows zeroed in place on the softmax output (w[w.isnan()] = 0): backward fails': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    w[w.isnan()] = 0.0\n    return w @ v, w",
+        'the backward pass fails: a tensor autograd kept for it was edited in place'),
+    'the output from the keys (w @ k), not the values': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ k, w",
+        "the output has d_k = 8 features, the keys' size"),
+    'if mask: (the truth of a tensor)': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        'a tensor was used as True or False, as in `if mask:`'),
+    'the mask transposed (its last two axes swapped): a padding mask hides queries': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: mask = mask.transpose(-2, -1); s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        "your code swaps the mask's last two axes"),
+    "the softmax in float32 (s.float()), cast back to the inputs' dtype": ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.float().softmax(dim=-1).to(s.dtype)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        'your weights are float32 numbers in a float64 tensor'),
+    'max_pool1d of the identity with kernel r: right for an odd r only': ('restricted_mask', '\ndef restricted_mask(n, r):\n    return F.max_pool1d(torch.eye(n)[None], r, 1, r // 2)[0].bool()[None, None]',
+        'for an even r your mask has n \\+ 1 columns'),
+}
+
+@pytest.mark.parametrize('label', list(_T28))
+def test_the_twenty_eighth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T28[label]
+    ns = {}
+    exec(_T28_PRELUDE, ns); exec(src, ns)
+    calls = {'attention': 'check_attention(my_attention)', 'restricted_mask': 'check_restricted(restricted_mask)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t28_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

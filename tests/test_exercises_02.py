@@ -986,3 +986,30 @@ def test_right_answers_pass_with_grad_mode_off(capsys):
         assert heads['check_heads'](heads['split_heads'], heads['merge_heads']) is True
         assert loop['check_loop_mha'](loop['LoopMHA']) is True
     assert 'Not yet' not in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the twenty-eighth blind set's misses
+from nbtools import assert_rejects as _t28_rejects
+
+_T28_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.attention import *\nfrom transformer_nb.multihead import MultiHeadAttention\nfrom transformer_nb.course.multihead import check_heads, check_loop_mha'   # the names the exercise's cell sees
+_T28 = {   # label: (the exercise, the answer's code, what its message must say)
+    'merge unpacks the input as (B, n, h, d): right only when h = n': ('heads', '\ndef split_heads(x, h):\n    B, n, hd = x.shape\n    return x.view(B, n, h, hd // h).transpose(1, 2)\n\ndef merge_heads(x):\n    B, n, h, d = x.shape\n    return x.transpose(1, 2).reshape(B, n, h * d)\n',
+        "merge_heads read its input's axes as \\(B, n, h, d\\)"),
+    "mask[:, :, 0]: the first query's row for every query (right for padding masks)": ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model)\n    def forward(self, x, mem=None, mask=None):\n        mem = x if mem is None else mem\n        m = None if mask is None else mask[:, :, 0]\n        heads = [attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight.copy_(W.weight[rows]); lin.bias.copy_(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        "every query got the mask's first row"),
+    'a causal mask always applied (a decoder habit)': ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model)\n    def forward(self, x, mem=None, mask=None):\n        mem = x if mem is None else mem\n        c = torch.ones(x.shape[1], mem.shape[1], dtype=torch.bool).tril()\n        m = c if mask is None else mask[:, 0] & c\n        heads = [attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight.copy_(W.weight[rows]); lin.bias.copy_(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        'your heads apply a causal mask where none was given'),
+    'attention dropout 0.1 on the weights (the module left in training mode)': ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model); self.drop = nn.Dropout(0.1)\n    def forward(self, x, mem=None, mask=None):\n        mem = x if mem is None else mem\n        m = None if mask is None else mask[:, 0]\n        heads = [attention(q(x), k(mem), v(mem), m, dropout=self.drop)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight.copy_(W.weight[rows]); lin.bias.copy_(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        'in training mode: two calls on the same x gave different outputs'),
+}
+
+@pytest.mark.parametrize('label', list(_T28))
+def test_the_twenty_eighth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T28[label]
+    ns = {}
+    exec(_T28_PRELUDE, ns); exec(src, ns)
+    calls = {'LoopMHA': 'check_loop_mha(LoopMHA)', 'heads': 'check_heads(split_heads, merge_heads)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t28_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

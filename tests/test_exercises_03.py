@@ -455,3 +455,34 @@ def test_the_twenty_sixth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-eighth blind set's misses
+from nbtools import assert_rejects as _t28_rejects
+
+_T28_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.ffn import *\nfrom transformer_nb.course.ffn import check_conv_to_ffn'   # the names the exercise's cell sees
+_T28 = {   # label: (the exercise, the answer's code, what its message must say)
+    "a FeedForward that reads the conv's (B, d_model, n) layout": ('conv_to_ffn', '\nclass ConvLayoutFFN(FeedForward):\n    def forward(self, x): return super().forward(x.transpose(-1, -2)).transpose(-1, -2)\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = ConvLayoutFFN(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn',
+        'is a subclass of FeedForward with its own forward'),
+    'c.weight[:, 0, :]: the first input channel, broadcast by copy_': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, 0, :]); lin.bias.copy_(c.bias)\n    return ffn',
+        'an \\(out, 1\\) tensor was broadcast by copy_'),
+    'the weights summed over the input channels (sum(1)) rather than the kernel axis': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight.sum(1)); lin.bias.copy_(c.bias)\n    return ffn',
+        'an \\(out, 1\\) tensor was broadcast by copy_'),
+    'the ReLU of the conv stack applied before the first layer too (F.relu on the input)': ('conv_to_ffn', '\nclass ReluInFFN(FeedForward):\n    def forward(self, x): return super().forward(F.relu(x))\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = ReluInFFN(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn',
+        'is a subclass of FeedForward with its own forward'),
+    "d_ff = 4 * d_model, the paper's ratio, not read from the conv": ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_model = conv[0].weight.shape[1]; d_ff = 4 * d_model\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn',
+        "is 4 \\* d_model, the paper's ratio"),
+    "d_model read from conv[2]'s input axis (d_ff)": ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model = conv[0].weight.shape[0], conv[2].weight.shape[1]\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn',
+        "you built FeedForward\\(64, 64\\): d_model is the first convolution's in_channels"),
+}
+
+@pytest.mark.parametrize('label', list(_T28))
+def test_the_twenty_eighth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T28[label]
+    ns = {}
+    exec(_T28_PRELUDE, ns); exec(src, ns)
+    calls = {'conv_to_ffn': 'check_conv_to_ffn(conv_to_ffn)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t28_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

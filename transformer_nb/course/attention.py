@@ -91,6 +91,7 @@ def _shape_story(out, w, m) -> str:
     o, s = tuple(out.shape), tuple(w.shape)
     if s == (2, 3, 6, 4): return ": the weights are transposed; return them (..., n_q, n_k), one row per query"
     if o == (2, 3, 4, 6): return ": the output and the weights are swapped; return (output, weights), the output first"
+    if o == (2, 3, 4, 8) and s == (2, 3, 4, 6): return ": the output has d_k = 8 features, the keys' size: it averages the values, weights @ v, (..., n_q, d_v)"
     if o == (2, 3, 4, 5) and s == (2, 4, 6):
         return ": the weights lost their head axis, averaged (or summed) over the heads as nn.MultiheadAttention's average_attn_weights=True returns them; return each head's, (B, h, n_q, n_k)"
     if m is not None and out.dim() > 4:
@@ -163,7 +164,11 @@ def _grads_flow(fn, q, k, v) -> None:
     "Fail, naming a cut graph, if the output sends no gradient back to one of q, k, v (a .detach(), .data or a NumPy round trip)."
     ins = [t.detach().clone().requires_grad_() for t in (q, k, v)]
     out = fn(*ins)[0]
-    grads = torch.autograd.grad(out.sum(), ins, allow_unused=True) if out.requires_grad else (None,) * 3
+    try: grads = torch.autograd.grad(out.sum(), ins, allow_unused=True) if out.requires_grad else (None,) * 3
+    except RuntimeError as e:
+        if 'modified by an inplace operation' not in str(e): raise
+        raise AssertionError("the backward pass fails: a tensor autograd kept for it was edited in place (w[w.isnan()] = 0, masked_fill_, "
+            "w /= ... on the softmax's output); training needs the gradients: use out-of-place operations, w.masked_fill(~mask, 0.0), w.nan_to_num(0.0)") from None
     cut = [n for n, g in zip('qkv', grads) if g is None or not g.abs().sum() > 0]
     assert not cut, (f"no gradient reaches {' and '.join(cut)} through your output: a .detach(), .data, torch.no_grad() or a NumPy round trip "
         "cut the graph there; training learns W^Q, W^K and W^V through these gradients: keep every step a differentiable torch operation")
@@ -194,6 +199,37 @@ def _fill_story(w, q, k, mask, earlier) -> str:
                 "call (a mask, or ~mask, cached by its shape); compute from the mask it is given, at every call")
     return f"not the weights {[round(x, 3) for x in w[0, 0, 2].tolist()]} (a large negative fill spreads them over the masked keys)"
 
+# %% ../../nbs/course_attention.ipynb #h28a0101
+def _error_story(fn, q, k, v, m, e) -> str|None:
+    "Why `fn` raised `e` on this case: a tensor used as True or False, the mask read transposed, a sum without keepdim, a square-only transpose; else None."
+    if 'Boolean value of Tensor' in str(e):
+        return (f"raised RuntimeError ({str(e).splitlines()[0][:60]}): a tensor was used as True or False, as in `if mask:`; "
+                "test for the default itself, `if mask is not None:`")
+    if m is not None and runs_ok(fn, q, k, v, m.mT) and near(fn(q, k, v, m.mT)[0], F.scaled_dot_product_attention(q, k, v, attn_mask=m), q.shape[-1] + k.shape[-2]):
+        return (f"raised RuntimeError ({str(e).splitlines()[0][:60]}), and computes this mask's attention when given it transposed: your code swaps "
+                "the mask's last two axes; a mask is (..., n_q, n_k) as the scores are, one row per query: use it as it comes")
+    return _keepdim_story(e, q.shape[-2], k.shape[-2]) or _square_story(fn, q, k, v, m, e)
+
+def _axis_from_front(fn, q, k, v) -> str|None:
+    "If `fn` is right on q, k, v of three axes and wrong on four (an axis counted from the front, softmax(dim=2)): named, else None."
+    try: right3, right4 = (near(fn(*(t[s] for t in (q, k, v)))[0], F.scaled_dot_product_attention(q[s], k[s], v[s]), q.shape[-1] + k.shape[-2]) for s in ((slice(None), 0), ()))
+    except Exception: return None
+    return None if not right3 or right4 else ("your attention is right on q, k, v of three axes (B, n, d) and not on four (B, h, n, d): an "
+        "axis counted from the front (softmax(dim=2), k.transpose(1, 2)) is another axis once a head axis comes in; count from the end, dim=-1, transpose(-2, -1)")
+
+def _float32_story(t, what:str) -> str|None:
+    "If the float64 `t` holds float32 numbers only (computed in float32, cast back): named, else None."
+    if t.dtype != torch.float64 or not torch.equal(t, t.float().double()) or not ((t != 0) & (t != 1)).any(): return None   # 0/1 weights: any dtype holds them
+    return (f"your {what} are float32 numbers in a float64 tensor: they were computed in float32 (.float(), dtype=torch.float32) and cast back, "
+            "which keeps float32's 7 digits; compute in the inputs' dtype")
+
+def _even_window(m, n:int, r:int) -> str:
+    "If an even r's mask has n + 1 columns (a window of even size padded by r // 2 on both sides): named, else ''."
+    if not (isinstance(m, torch.Tensor) and r % 2 == 0 and tuple(m.shape)[-2:] == (n, n + 1)): return ""
+    return (": for an even r your mask has n + 1 columns: a window of even size r padded by r // 2 on both sides (max_pool1d, unfold, "
+            "a convolution) slides to n + 1 places; build the band from the distances, |i - j| <= r // 2")
+
+
 # %% ../../nbs/course_attention.ipynb #a26s0104
 @report
 def check_attention(fn) -> str:
@@ -205,7 +241,7 @@ def check_attention(fn) -> str:
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
         try: res = call_kept(fn, dict(q=q, k=k, v=v, mask=m), name)
         except (RuntimeError, IndexError) as e:                                         # a mask that must match the scores? 4 axes fail; do 3?
-            if why := _keepdim_story(e, 4, 6) or _square_story(fn, q, k, v, m, e): raise AssertionError(f"{name}: {why}") from None
+            if why := _error_story(fn, q, k, v, m, e): raise AssertionError(f"{name}: {why}") from None
             if m is not None and m.shape != (2, 3, 4, 6) and runs_ok(fn, q, k, v, m.expand(2, 3, 4, 6)):
                 raise AssertionError(f"{name}: raised {type(e).__name__} ({str(e).splitlines()[0][:70]}) with a mask of shape {tuple(m.shape)}, and runs with it expanded to the scores' (2, 3, 4, 6): a mask "
                     "broadcasts to the scores and need not match them; boolean indexing, s[~mask] = ..., does not broadcast: use s.masked_fill(~mask, float('-inf'))") from None
@@ -222,7 +258,7 @@ def check_attention(fn) -> str:
             f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6){_shape_story(out, w, m)}"
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
-               lambda: diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
+               lambda: _axis_from_front(fn, q, k, v) or _float32_story(w, 'weights') or diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
                lambda: "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
     _large_scores(fn, q, k, v); assert (g := global_change(fn, q, k, v)) is None, f"{fn.__name__} {g}"                                                         # exp() overflows past 709
@@ -345,7 +381,7 @@ def check_restricted(restricted_mask) -> str:
         m = _own_assert(restricted_mask, n, r)
         assert isinstance(m, torch.Tensor) and m.dtype == torch.bool, \
             f"n={n}, r={r}: return a bool tensor (True = may attend), not {getattr(m, 'dtype', type(m).__name__)}{_mask_form(m, n)}"
-        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads{_mask_form(m, n, r)}"
+        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads{_mask_form(m, n, r) or _even_window(m, n, r)}"
         want = band(n, lambda i, j: abs(i - j) <= r // 2)
         if torch.equal(m[0, 0], want): continue
         i, j = (m[0, 0] != want).nonzero()[0].tolist()

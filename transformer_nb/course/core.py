@@ -11,7 +11,8 @@ __all__ = ['check_pad_batch']
 import copy
 import torch
 from ..core import PAD_ID, EOS_ID
-from .checking import report, global_change
+from .checking import report, global_change, runs_ok
+import re
 
 # %% ../../nbs/course_core.ipynb #a26r0017
 def _pad_shape(shape:tuple, B:int, n:int) -> str:
@@ -114,6 +115,51 @@ def _pad_kept(pad_batch, shape:tuple, n:int) -> str:
     return (f": after a batch of {shape[1] + 7} ids, pad_batch([[2, 3]]) is {shape[1] + 7} wide: your width is kept between calls (the longest "
             "so far); take n = max(len(s) for s in seqs) of this batch alone")
 
+# %% ../../nbs/course_core.ipynb #h28a0001
+def _pad_skipped(pad_batch, shape:tuple, seqs) -> str:
+    "If the batch has a row for each non-empty sentence alone (the empty ones skipped, as by an `if s` filter): named, else ''."
+    if not (len(shape) == 2 and shape[0] == sum(map(bool, seqs)) < len(seqs)): return ''
+    try: got = pad_batch([[], [2, 5, 3], []])
+    except Exception: return ''
+    if not (isinstance(got, torch.Tensor) and got.tolist() == [[2, 5, 3]]): return ''
+    return (": pad_batch([[], [2, 5, 3], []]) gave [[2, 5, 3]]: the empty sentences got no row (an `if s` filter, or a loop that "
+            "skips them); an empty sentence is a row of pads, in its place")
+
+def _pad_ragged(pad_batch, seqs) -> str:
+    "Why torch.tensor found rows of different lengths (seen on [[2, 4, 4, 3], [2, 3]]): padded one short, not padded, or the width of the first sentences alone; '' if none."
+    try: pad_batch([[2, 4, 4, 3], [2, 3]]); hit = None
+    except ValueError as e: hit = re.search(r'expected sequence of length (\d+) at dim 1 \(got (\d+)\)', str(e))
+    lens, say = {int(hit[1]), int(hit[2])} if hit else set(), ": pad_batch([[2, 4, 4, 3], [2, 3]]) "
+    if lens == {3, 4}: return say + ("made a row of 3 ids beside one of 4: the shorter sentences were padded to n - 1, one short (a loop bound "
+                                     "such as while len(r) < n - 1, or range(n - len(s) - 1)); pad each row up to n")
+    if lens == {2, 4}: return say + "left [2, 3] as it was: the shorter sentences got no pads"
+    if runs_ok(pad_batch, sorted(seqs, key=len, reverse=True)):
+        return ": it runs when the longest sentence comes first: your width is the longest of the first sentences alone; take it over the whole batch"
+    return ''
+
+def _pad_both(got, seqs, pad_id:int) -> str:
+    "If every row is its sentence with pad_id on both sides (some before, the rest after), or lost its first id to a column cut off: named, else ''."
+    g, n = got.tolist(), got.shape[-1]
+    if g == [(s + [pad_id] * (n + 1 - len(s)))[1:] for s in seqs] and any(seqs):
+        return (f"every row starts at its sentence's second id (row 0 is {g[0]}, expected {(seqs[0] + [pad_id] * n)[:n]}): the first column "
+                "was cut off ([:, 1:], after padding one too many?); each row is the whole sentence, then pad_id")
+    lead = [next((a for a in range(n - len(s) + 1) if r == [pad_id] * a + s + [pad_id] * (n - len(s) - a)), None) for r, s in zip(g, seqs)]
+    if None in lead or not any(lead) or lead == [n - len(s) for s in seqs]: return ''
+    i = next(i for i, a in enumerate(lead) if a)
+    return (f"row {i} is {g[i]}: {lead[i]} pad{'s' * (lead[i] > 1)} before the sentence and {n - len(seqs[i]) - lead[i]} after it, the "
+            "padding split between both ends; every pad goes after the sentence, on the right")
+
+
+# %% ../../nbs/course_core.ipynb #h28a0003
+def _pad_distinct(pad_batch, shape:tuple, seqs) -> str:
+    "If the width is the most distinct ids of a sentence (len(set(s))), seen on a batch whose longest sentence repeats an id: named, else ''."
+    if not (len(shape) == 2 and shape[1] == max(len(set(s)) for s in seqs) < max(map(len, seqs))): return ''
+    try: got = pad_batch([[2, 4, 4, 4, 4, 3], [2, 3]])
+    except Exception: return ''
+    if getattr(got, 'shape', None) != (2, 3): return ''
+    return f" ({shape[1]} is the most distinct ids in one sentence: len(set(s)) counts a repeated id once; a sentence's length is len(s))"
+
+
 # %% ../../nbs/course_core.ipynb #a26s0005
 @report
 def check_pad_batch(pad_batch) -> str:
@@ -127,7 +173,7 @@ def check_pad_batch(pad_batch) -> str:
             raise AssertionError(f"{case} raised TypeError ({e}): pad_id has a default, def pad_batch(seqs, pad_id=PAD_ID), so that pad_batch(seqs) pads with PAD_ID") from None
         except ValueError as e:
             if 'expected sequence of length' not in str(e): raise
-            raise AssertionError(f"{case} raised ValueError ({e}): the rows still have different lengths; pad every row to the longest sentence, n = max(len(s) for s in seqs)") from None
+            raise AssertionError(f"{case} raised ValueError ({e}): the rows still have different lengths{_pad_ragged(pad_batch, kept)}; pad every row to the longest sentence, n = max(len(s) for s in seqs)") from None
         pad_id, n = PAD_ID if pad_id is None else pad_id, max(map(len, kept))
         padded = lambda p, left=False: torch.tensor([[p] * (n - len(s)) * left + s + [p] * (n - len(s)) * (not left) for s in kept])
         assert seqs == kept, f"{case} changed its input lists: build new rows, and leave the sentences as they are"
@@ -137,12 +183,12 @@ def check_pad_batch(pad_batch) -> str:
             "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_kept(pad_batch, tuple(got.shape), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_kept(pad_batch, tuple(got.shape), n)}{_pad_skipped(pad_batch, tuple(got.shape), kept) or _pad_distinct(pad_batch, tuple(got.shape), kept) or _pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
         if torch.equal(got, padded(pad_id)): continue
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
                 else _pad_wide(pad_batch) or _pad_junk(v) or f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
-                else _pad_slots(got, kept, pad_id) or _pad_rows_lost(got, padded(pad_id), kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
+                else _pad_both(got, kept, pad_id) or _pad_slots(got, kept, pad_id) or _pad_rows_lost(got, padded(pad_id), kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     assert (g := global_change(pad_batch, [[2, 5, 3], [2, 3]])) is None, f"pad_batch {g}"
     first = pad_batch([[2, 5, 3], [2, 3]]); kept = first.clone(); pad_batch([[7, 7, 7, 7], [8]], 9)

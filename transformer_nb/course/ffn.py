@@ -86,9 +86,13 @@ def _ffn_built(conv_to_ffn, conv, d_model:int, d_ff:int) -> str|None:
     try: conv_to_ffn(conv)
     except Exception: pass
     finally: FeedForward.__init__ = init
-    if not seen or d_model == d_ff or seen[0] != [d_model, d_model]: return None
-    return (f"you built FeedForward({d_model}, {d_model}): d_ff is the first convolution's out_channels, conv[0].weight.shape[0] = {d_ff}; "
-            "conv[2] maps d_ff back to d_model, so its out_channels is d_model")
+    if not seen or None in seen[0] or seen[0] in ([d_model, d_ff], [d_ff, d_model]): return None   # the sizes swapped: named apart
+    a, b = seen[0]
+    return f"you built FeedForward({a}, {b}): " + (
+        f"d_ff is the first convolution's out_channels, conv[0].weight.shape[0] = {d_ff}; conv[2] maps d_ff back to d_model, so its out_channels is d_model" if [a, b] == [d_model, d_model] else
+        f"d_model is the first convolution's in_channels, conv[0].weight.shape[1] = {d_model}; conv[2]'s weight is (d_model, d_ff, 1), its shape[1] is d_ff" if [a, b] == [d_ff, d_ff] else
+        f"d_ff = {b} is 4 * d_model, the paper's ratio (2048 = 4 * 512), not this stack's: read it from the convolution, conv[0].weight.shape[0] = {d_ff}" if a == d_model and b == 4 * a else
+        f"this stack has d_model = {d_model} and d_ff = {d_ff}: read both from conv[0].weight.shape, (d_ff, d_model, 1)")
 
 # %% ../../nbs/course_ffn.ipynb #a26s0302
 def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the library's class, or the notebook's own
@@ -119,7 +123,7 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
         raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised AttributeError ({e}): conv[1] is the ReLU, which has no weights; "
                              "the convolutions are conv[0] and conv[2]") from None
     except RuntimeError as e:
-        if why := _ffn_size_slip(conv_to_ffn, d_model, d_ff) or _ffn_built(conv_to_ffn, conv, d_model, d_ff):
+        if why := _ffn_built(conv_to_ffn, conv, d_model, d_ff) or _ffn_size_slip(conv_to_ffn, d_model, d_ff):
             raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): {why}") from None
         try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
         except RuntimeError as e8:
@@ -185,13 +189,34 @@ def _rounded_story(f, conv) -> str|None:
     return None if low is None else (f"your parameters are the convolutions' rounded to {low} (.half() or a {low} copy): "
                                      "copy them as they are, in their own dtype, weight[:, :, 0] with no conversion")
 
+# %% ../../nbs/course_ffn.ipynb #h28a0301
+def _subclass_story(f, conv) -> str:
+    "If `f` is a subclass of FeedForward with a forward or hidden of its own: named, with whether FeedForward's own forward computes the stack; else ''."
+    base = next((c for c in type(f).__mro__[1:] if c.__name__ == 'FeedForward'), None)
+    if base is None or not any(n in vars(type(f)) for n in ('forward', 'hidden')): return ""
+    x = torch.randn(3, 10, conv[0].in_channels)
+    with torch.no_grad():
+        try: own = near(base.forward(f, x), conv(x.transpose(1, 2)).transpose(1, 2), 2 * conv[0].out_channels)
+        except Exception: own = False
+    return (f": {type(f).__name__} is a subclass of FeedForward with its own forward (or hidden), another function than w_2(relu(w_1(x))) on "
+            "(..., d_model)" + ("; with FeedForward's own forward your weights already compute the convolutions' function" if own else "")
+            + ": return a FeedForward itself")
+
+def _broadcast_story(f, conv) -> str|None:
+    "If w_1's or w_2's weight has every column the same (an (out, 1) tensor broadcast by copy_): named, else None."
+    same = [k for k, W in (('w_1.weight', f.w_1.weight), ('w_2.weight', f.w_2.weight)) if W.shape[1] > 1 and bool((W == W[:, :1]).all())]
+    if not same: return None
+    return (f"every column of {' and '.join(same)} is the same: an (out, 1) tensor was broadcast by copy_ (c.weight[:, 0, :] is the first "
+            "input channel alone, c.weight.sum(1) the channels summed); drop the kernel axis alone, weight[:, :, 0]")
+
+
 # %% ../../nbs/course_ffn.ipynb #a26s0303
 @report
 def check_conv_to_ffn(conv_to_ffn) -> str:
     "03_ffn, exercise 5: `conv_to_ffn` must turn a kernel-size-1 convolution stack into a FeedForward with the same function."
     for d_model, d_ff in [(16, 64), (8, 8), (32, 128), (4, 1)]:
         (conv, f), case = _ffn_from(conv_to_ffn, d_model, d_ff), f"d_model={d_model}, d_ff={d_ff}"
-        assert _is(f, FeedForward), f"{case}: return a FeedForward, not {type(f).__name__}"
+        assert _is(f, FeedForward), f"{case}: return a FeedForward, not {type(f).__name__}{_subclass_story(f, conv)}"
         assert not (bad := _layers_story(f, conv)), f"{case}: {bad}"
         assert tuple(f.w_1.weight.shape) == (d_ff, d_model), (f"{case}: w_1.weight has shape {tuple(f.w_1.weight.shape)}; "
             f"expected (d_ff, d_model) = ({d_ff}, {d_model}), the Conv1d weight (out, in, 1) without its last axis (no transpose)")
@@ -204,7 +229,7 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
             pairs = {'w_1.weight': (f.w_1.weight, conv[0].weight[..., 0]), 'w_1.bias': (f.w_1.bias, conv[0].bias),
                      'w_2.weight': (f.w_2.weight, conv[2].weight[..., 0]), 'w_2.bias': (f.w_2.bias, conv[2].bias)}
             wrong = [k for k, (a, b) in pairs.items() if a.shape != b.shape or not torch.allclose(a, b)]
-            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _rounded_story(f, conv) or _param_story(f, conv) or _activation_story(f, conv, x) or f"{', '.join(wrong) or 'the weights'} "
+            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _rounded_story(f, conv) or _broadcast_story(f, conv) or _param_story(f, conv) or _activation_story(f, conv, x) or f"{', '.join(wrong) or 'the weights'} "
                                  "should be copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)"))
         assert not (bad := _not_trainable(f)), f"{case}: {bad}"
         assert count_params(f) == count_params(conv), f"{case}: {count_params(f):,} parameters, the convolutions {count_params(conv):,}"

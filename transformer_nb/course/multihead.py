@@ -185,7 +185,7 @@ def check_heads(split_heads, merge_heads) -> str:
         {(2, 5, 4): _one_head(merged, right) or ": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side", (2, 15, 4): ": the heads "
          "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)",
          (2, 60): ": one vector per sentence, n*h*d = 60 features: flatten(1) merged the positions too; flatten(2) after transpose(1, 2), or reshape(B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "") + (f": yours is {axes}; transpose(1, 2) to (B, n, h, d), then reshape(B, n, h*d)"
-                                                         if (axes := shape_axes(getattr(merged, 'shape', ()), dict(B=2, h=3, n=5, d=4))) else "") + _merge_batch(merged, right)
+                                                         if (axes := shape_axes(getattr(merged, 'shape', ()), dict(B=2, h=3, n=5, d=4))) else "") + _merge_batch(merged, right) + _merge_unpacked(merge_heads, merged)
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
@@ -436,6 +436,37 @@ def _loop_own(loop, ours, x, d_model:int, h:int) -> None:
     assert not dead, (f"d_model={d_model}, h={h}: no gradient reaches {', '.join(dead[:2])}{' ...' if len(dead) > 2 else ''}: forward ran under "
         "torch.no_grad() or a .detach() or .data cut the graph; training learns W_i^Q, W_i^K, W_i^V and W^O through it: keep forward differentiable")
 
+# %% ../../nbs/course_multihead.ipynb #h28a0201
+def _merge_unpacked(merge_heads, merged) -> str:
+    "If `merged` is (B, h, n*d) and merge_heads is right when h = n (the input's axes unpacked as (B, n, h, d)): named, else ''."
+    if getattr(merged, 'shape', None) != (2, 3, 20): return ""
+    sq = torch.randn(2, 3, 3, 4, dtype=torch.float64)                            # h = n = 3
+    try: ok = torch.equal(merge_heads(sq), sq.transpose(1, 2).reshape(2, 3, 12))
+    except Exception: return ""
+    return (": merge_heads read its input's axes as (B, n, h, d), n and h the other way round, so it is right only when h = n; the "
+            "input is (B, h, n, d), B, h, n, d = x.shape") if ok else ""
+
+def _mask_read(m, got, args, kw) -> str|None:
+    "If `got` is MultiHead with the mask's first query row for every query (mask[:, :, 0]), or with a causal mask where none was given: named, else None."
+    x, mem = args[0], args[-1]
+    tries = {"every query got the mask's first row: mask[:, :, 0] drops the query axis and keeps query 0's row (a padding mask has one row, "
+             "so only a causal mask shows it); drop the head axis alone, mask[:, 0] -> (B, n_q, n_k)": kw['mask'][:, :, :1]} if 'mask' in kw else {
+            "your heads apply a causal mask where none was given: LoopMHA masks with the mask it is given and no other (the decoder passes "
+            "the causal one; the encoder and the encoder-decoder attention see every key)": torch.ones(x.shape[1], mem.shape[1], dtype=torch.bool).tril()}
+    with torch.no_grad(): return next((why for why, mask in tries.items() if (got - m(*args, mask=mask)).abs().max() < 1e-4), None)
+
+def _train_steady(loop, x, d_model:int, h:int) -> None:
+    "Fail, naming a dropout, if in training mode two calls on the same x differ: MultiHeadAttention has none (the model drops after each sub-layer)."
+    loop.train()
+    try:
+        with torch.no_grad(): a, b = loop(x), loop(x)
+    except Exception: return                                                      # the comparisons name it
+    finally: loop.eval()
+    assert not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape and not torch.equal(a, b)), (
+        f"LoopMHA({d_model}, {h}) in training mode: two calls on the same x gave different outputs: a dropout runs in forward (nn.Dropout, "
+        "F.dropout, attention(..., dropout=...)); MultiHeadAttention has none, the paper's dropout follows each sub-layer (06_model): leave it out")
+
+
 # %% ../../nbs/course_multihead.ipynb #a26s0206
 @report
 def check_loop_mha(LoopMHA) -> str:
@@ -459,7 +490,7 @@ def check_loop_mha(LoopMHA) -> str:
         assert n_loop == n_ours, (f"d_model={d_model}, h={h}: {n_loop:,} parameters, ours {n_ours:,}: one nn.Linear(d_model, d_k) "
                                   "with a bias per head for each of W^Q, W^K, W^V, and one nn.Linear(h*d_k, d_model) for W^O")
         x, mem, pm = torch.randn(2, 5, d_model), torch.randn(2, 7, d_model), torch.arange(7) < torch.tensor([[[[7]]], [[[4]]]])   # (B, 1, 1, S)
-        _loop_steady(loop, x, d_model, h)
+        _loop_steady(loop, x, d_model, h); _train_steady(loop, x, d_model, h)
         for case, args, kw in [('self-attention', (x,), {}), ('encoder-decoder attention', (x, mem), {}),
                                ('a causal mask', (x,), dict(mask=causal_mask(5))), ('one query and a padding mask', (x[:, :1], mem), dict(mask=pm))]:
             want, got = ours(*args, **kw), _loop_output(loop, case, args, kw, d_model, h, x)
@@ -472,6 +503,6 @@ def check_loop_mha(LoopMHA) -> str:
                  "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
-                                f"{_loaded_rows(loop, ours) or _head_blocks(loop, ours) or _mask_skipped(loop, ours, args, kw) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
+                                f"{_loaded_rows(loop, ours) or _head_blocks(loop, ours) or _mask_skipped(loop, ours, args, kw) or _mask_read(ours, got, args, kw) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
         _loop_own(loop, ours, x, d_model, h)
     return "LoopMHA computes what MultiHeadAttention computes, head by head"
