@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, and the twenty-seventh, `27`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, and the thirty-first, `31`, of notebooks 11 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `thirty-first` for 31; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -348,6 +348,34 @@ SETS = {
               ('first_run', '14_since_2017', 'a loop with 2 * i // d (integer division)'): 'generic',
           },
            {('09_training', 'computed and returned in float64')}),   # a float64 loss of float32 logits backpropagates the same gradients, more precisely: no mistake
+    '31': ('thirty-first', 'blind_answers_31_set', {
+              ('first_run', '11_results', 'the brevity penalty inside the geometric mean (its log added to the four logs, all divided by 4)'): 'generic',
+              ('first_run', '11_results', "each distinct hypothesis n-gram credited with the reference's count (not the smaller of the two)"): 'misleading',
+              ('first_run', '11_results', 'Counter | (the larger count) for the clip, not &'): 'misleading',
+              ('first_run', '11_results', 'n-grams built with zip(ws, ws[n - 1:]): the first and last word of each window only (skip-grams)'): 'misleading',
+              ('first_run', '11_results', "words found with re.findall(r'\\w+'): punctuation dropped"): 'misleading',
+              ('first_run', '11_results', 'the counts kept in a default list between calls (a second corpus adds to the first)'): 'misleading',
+              ('first_run', '11_results', 'one counting lambda per order built in a loop: late binding, every order counts 4-grams'): 'generic',
+              ('first_run', '11_results', 'lengths counted with an end-of-sentence token each (len + 1, a fairseq habit)'): 'generic',
+              ('first_run', '11_results', 'n-grams as non-overlapping chunks (range(0, len, n))'): 'generic',
+              ('first_run', '11_results', 'r // c in the brevity penalty: integer division'): 'misleading',
+              ('first_run', '12_variations', "the difference relative to base's BLEU (in percent) compared with the absolute noise"): 'misleading',
+              ('first_run', '12_variations', 'the last head missed: range(w.shape[0] - 1)'): 'generic',
+              ('first_run', '12_variations', "the argmax of the whole block of rows, flattened, taken modulo n_k: one row's largest weight"): 'generic',
+              ('first_run', '12_variations', 'min(1, h // 8) for "at least one"'): 'generic',
+              ('first_run', '12_variations', "the base's own h in row (A) too"): 'generic',
+              ('first_run', '13_parsing', 'the label kept in a global: the children overwrite it before the brackets are written'): 'generic',
+              ('first_run', '13_parsing', 'the last sentence left out: range(len(counts) - 1)'): 'misleading',
+              ('first_run', '14_since_2017', 'computed in float16 and cast back'): 'generic',
+              ('first_run', '14_since_2017', 'eps added to the output, not under the root'): 'generic',
+              ('first_run', '14_since_2017', 'sin(m) * theta_i and cos(m) * theta_i, not sin(m * theta_i)'): 'generic',
+              ('first_run', '14_since_2017', 'the /d outside the power: theta_i = 10000^(-2i) / d'): 'misleading',
+              ('first_run', '14_since_2017', 'pairs counted from 1: theta_i = 10000^(-2(i + 1)/d)'): 'generic',
+              ('first_run', '14_since_2017', 'group i sliced from head i, not i * h/g: overlapping groups'): 'generic',
+              ('first_run', '14_since_2017', 'batch and head axes flattened together before grouping (right for B = 1)'): 'misleading',
+              ('first_run', '14_since_2017', 'unfold(1, h/g, 1): the first g sliding windows (step 1), overlapping'): 'generic',
+           },
+           set()),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'
