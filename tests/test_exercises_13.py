@@ -27,7 +27,7 @@ def solution(src=SOLUTION):
     exec(src, ns); return ns['my_linearize']
 
 def test_linearize_solution_passes():
-    assert said(check_linearize, solution()) == (True, 'my_linearize writes 7 trees as linearize does')
+    assert said(check_linearize, solution()) == (True, 'my_linearize writes 8 trees as linearize does')
 
 def test_linearize_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e12c0002')                                   # the stub cell runs the check, as Run All does
@@ -102,7 +102,7 @@ def corpus(src=PRF):
     ns = {}; exec(src, ns); return ns['my_corpus_prf']
 
 def test_corpus_prf_solution_passes():
-    assert said(check_corpus_prf, corpus()) == (True, 'my_corpus_prf scores 3 test sets as EVALB sums them')
+    assert said(check_corpus_prf, corpus()) == (True, 'my_corpus_prf scores 4 test sets as EVALB sums them')
 
 def test_corpus_prf_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e12c0004')
