@@ -297,8 +297,8 @@ def _bleu_slips(my_bleu, hyps, refs, mine) -> str|None:
         return f"r // c in the brevity penalty: integer division makes {r} // {c} = {r // c}; BP = min(1, exp(1 - r / c)) with true division"
     if all(m) and bp < 1 and near(100 * math.exp((logs(m, t) + math.log(bp)) / 4)):
         return "the brevity penalty went inside the geometric mean, so it was divided by 4 with the logs: BLEU = BP x exp((log p1 + log p2 + log p3 + log p4) / 4), BP outside"
-    k = next((k for k in range(4) for ts in (t, [t[k]] * 4) if m[k] and m != [m[k]] * 4 and near(100 * bp * math.exp(logs([m[k]] * 4, ts) / 4))), None)
-    return None if k is None else (f"every order counted the {k + 1}-grams: the counting lambdas made in a loop all read n when they are called, its last value "
+    late = any(m[3] and m != [m[3]] * 4 and near(100 * bp * math.exp(logs([m[3]] * 4, ts) / 4)) for ts in (t, [t[3]] * 4))
+    return None if not late else ("every order counted the 4-grams: the counting lambdas made in a loop all read n when they are called, its last value "
                                    "(late binding); pass n as an argument, ngrams(ws, n), or bind it, lambda ws, n=n: ...")
 
 # %% ../../nbs/course_evaluation.ipynb #a31e1103
@@ -316,7 +316,9 @@ def _bleu_edges(my_bleu):
     "Your `my_bleu` on corpora with a hypothesis of two words, an empty one and a repeated pair, against sacreBLEU's: the mistake named."
     from transformer_nb.evaluation import corpus_scores
     for name, hyps, refs, parts, why in _BLEU_EDGES:
-        mine, theirs = my_bleu(list(hyps), list(refs)), corpus_scores(hyps, refs)['bleu']
+        try: mine, theirs = my_bleu(list(hyps), list(refs)), corpus_scores(hyps, refs)['bleu']
+        except Exception as e: raise AssertionError(f"case '{name}': my_bleu raised {type(e).__name__} ({e}): " + ("a hypothesis may be empty (a system can output "
+                                                    "nothing): it adds 0 to c and no n-grams, and nothing divides by its own length" if '' in hyps else why)) from None
         if abs(mine - theirs) < 0.01: continue
         m, t, c, r = _bleu_parts(hyps, refs)
         neg = [sum(len(h.split()) - n for h in hyps) for n in range(4)]              # len(h) - n + 1 for n = 1 .. 4, unclamped

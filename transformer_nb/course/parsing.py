@@ -57,7 +57,7 @@ _TAGGED_ROOT = "(S-HLN (NP-SBJ (NNS Prices)) (VP (VBD rose) (ADVP-TMP (RB again)
 def _lin_more(name:str, toks:list, ref:list) -> str | None:
     "A linearisation with every token in its place and the brackets right but some labels wrong: a label shared between the recursive calls, named."
     same = len(toks) == len(ref) and all((a[:1] in '()') == (b[:1] in '()') and (a == b or a[:1] in '()') for a, b in zip(toks, ref))
-    if not same or toks == ref or not all(a[:1] == b[:1] for a, b in zip(toks, ref)): return None
+    if not same or [x.lower() for x in toks] == [x.lower() for x in ref] or not all(a[:1] == b[:1] for a, b in zip(toks, ref)): return None   # a case changed: _lin_rest's
     k = next(i for i, (a, b) in enumerate(zip(toks, ref)) if a != b)
     return (f"{name}: the brackets and words are in their places, but token {k} is {toks[k]!r} where linearize writes {ref[k]!r}: a phrase's "
             "brackets carry another phrase's label, as when the label is kept where the recursive calls overwrite it (a global, an attribute, "
