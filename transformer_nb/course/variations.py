@@ -458,5 +458,5 @@ def check_rows_ab(rows_ab) -> str:
 # %% ../../nbs/course_variations.ipynb #a31v1207
 _ROWS_AB_SLIPS['A'] += [("row (A)'s first variant has 1 head where the base's h/8 is more: 'h/8 (at least one)' is max(1, h // 8); min(1, h // 8), or a 1 of your own, caps it at one head",
                          lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // max(k, 1), d_v=d // max(k, 1)) for k in (min(1, h // 8), h // 2, 2 * h, 4 * h)}),
-                        (f"the base's own number of heads is in your row (A): it is the base model itself, not a variant; row (A) has h/8 (at least 1), h/2, 2h and 4h",
+                        ("the base's own number of heads is in your row (A): it is the base model itself, not a variant; row (A) has h/8 (at least 1), h/2, 2h and 4h",
                          lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), h // 2, h, 2 * h, 4 * h)})]
