@@ -146,12 +146,15 @@ def _noise_order(fn, cases:list, raws:list):
             "of the difference" if got in (sorted(want, key=d.get), sorted(want, key=d.get, reverse=True)) else "") + f": return them in the records' order, {want}, a list built as you go through recs")
 
 # %% ../../nbs/course_variations.ipynb #a31v1203
-def _noise_percent(recs:list[dict]) -> list[tuple[str, list]]:
-    "(likely mistake, the ids it gives): a change in percent of base's BLEU compared with the spread in BLEU points."
+def _noise_units(recs:list[dict]) -> list[tuple[str, list]]:
+    "(likely mistake, the ids it gives): a change in percent of base's BLEU compared with the spread in BLEU points; the differences (and the spread) rounded before comparing."
     base = next(r['bleu'] for r in recs if r['id'] == 'base')
     spread = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')
     return [("your difference is in percent of base's BLEU, 100 |BLEU - base BLEU| / base BLEU, and the spread in BLEU points: the two "
-             "are not the same unit; compare |BLEU - base BLEU| itself with the spread", [r['id'] for r in recs if r['variant'] != 'base' and 100 * abs(r['bleu'] - base) / base > spread])]
+             "are not the same unit; compare |BLEU - base BLEU| itself with the spread", [r['id'] for r in recs if r['variant'] != 'base' and 100 * abs(r['bleu'] - base) / base > spread])] + [
+           (f"the differences were rounded to {k} decimal{'s' * (k != 1)} before comparing (as a table prints them): compare |BLEU - base BLEU| "
+            "unrounded with the spread, and round only to print", [r['id'] for r in recs if r['variant'] != 'base' and round(abs(r['bleu'] - base), k) > rnd(spread, k)])
+           for k in (0, 1, 2) for rnd in (round, lambda x, k: x)]
 
 # %% ../../nbs/course_variations.ipynb #a26v0005
 @report
@@ -175,7 +178,7 @@ def check_beyond_noise(fn, path='../results/table3_fp32.json') -> str:
     wrong = [(name, recs, want, ids) for (name, recs, want), ids in zip(cases, answers) if ids != sorted(want)]
     if not wrong: _noise_order(fn, cases, raws); return f"{fn.__name__} finds the variants beyond the noise in {len(cases)} tables"
     name, recs, want, ids = wrong[0]
-    alts = [_noise_mistakes(rs) + _noise_percent(rs) for _, rs, _ in cases]            # per table: [(mistake, its ids)], the same mistakes in order
+    alts = [_noise_mistakes(rs) + _noise_units(rs) for _, rs, _ in cases]            # per table: [(mistake, its ids)], the same mistakes in order
     def fixed() -> bool:                                           # one threshold T for every table: the ids are those with |d| > T
         lo, hi = 0.0, math.inf
         for (_, rs, _), a in zip(cases, answers):
