@@ -174,10 +174,11 @@ def _prf_call(fn, counts:list, name:str):
 
 # %% ../../nbs/course_parsing.ipynb #a31p1303
 def _prf_more(fn, counts:list, got:tuple, close, prf) -> str | None:
-    "A mistake that reproduces `got`: the last sentence (a parsed one: a failed parse left out is another mistake) left out of the sums, or three sentences special-cased (yours right on two and on four)."
-    if len(counts) > 1 and counts[-1][2] and close(got, prf(*(sum(c[i] for c in counts[:-1]) for i in range(3)))):
-        return ("the last sentence is left out of your sums (a loop bound one short, range(len(counts) - 1)?): "
-                "sum matched, reference and parse over every sentence, for c in counts")
+    "A mistake that reproduces `got`: the first or the last sentence (a parsed one: a failed parse left out is another mistake) left out of the sums, or three sentences special-cased (yours right on two and on four)."
+    for k, which, loop in ((-1, 'last', 'range(len(counts) - 1)'), (0, 'first', 'range(1, len(counts)), or counts[1:]')):
+        if len(counts) > 1 and counts[k][2] and close(got, prf(*(sum(c[i] for j, c in enumerate(counts) if j != k % len(counts)) for i in range(3)))):
+            return (f"the {which} sentence is left out of your sums (a loop bound one off, {loop}?): "
+                    "sum matched, reference and parse over every sentence, for c in counts")
     if len(counts) != 3: return None
     try: others = all(close(tuple(map(float, fn(cs))), prf(*(sum(c[i] for c in cs) for i in range(3)))) for cs in (counts[:2], counts + counts[:1]))
     except Exception: return None
@@ -190,7 +191,7 @@ def _prf_zero(fn, counts:list, cases:list) -> str:
         return (_prf_one(fn, [c for c in cases if all(x[2] for x in c[1])]) or
                 "a failed parse has no brackets (parse 0); sum the counts over the test set, then divide")
     return (f"the summed counts, {tuple(sum(c[i] for c in counts) for i in range(3))}, have no zero to divide by: your sums miss sentences "
-            "(a loop bound one short, range(len(counts) - 1)?); sum matched, reference and parse over every sentence, for c in counts")
+            "(a loop bound one off, range(len(counts) - 1) or range(1, len(counts))?); sum matched, reference and parse over every sentence, for c in counts")
 
 # %% ../../nbs/course_parsing.ipynb #a26c1203
 @report

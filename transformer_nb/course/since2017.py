@@ -64,7 +64,7 @@ def _rms_more(a, g, eps) -> list[tuple[str, torch.Tensor]]:
            ] * (a.dim() > 2) + [
            (f"eps goes under the root as it is, sqrt(mean(a**2) + eps): yours adds eps ** 2 = {eps ** 2:g} (eps read as a floor on the RMS "
             "itself)", a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps ** 2) * g),
-           ("eps goes under the root, sqrt(mean(a**2) + eps): yours adds it to the output, a / sqrt(mean(a**2)) * g + eps, which shifts every "
+           ("eps goes under the root, sqrt(mean(a**2) + eps): yours adds it to the output, a / sqrt(mean(a**2)) * g + eps (or before the gain), which shifts every "
             "coordinate and leaves a vector near zero unguarded", a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True)) * g + eps)]
 
 def _rms_default(rms_norm_of, gen):
