@@ -134,7 +134,7 @@ def _prf_story(got:tuple, counts:list) -> str:
                 'P and R in percent make 2PR / (P + R) in percent already' if name is not None and abs(x - forms[name]) >= 1e-6 else '')
         if name is None and x == int(x) and any(int(v) == x for v in forms.values()):
             name = f"{next(k for k, v in forms.items() if int(v) == x)} cut to a whole number (// or int() drops the fraction: divide with /)"
-        if name is None and (near := next(((k, n) for k in (0, 1, 2) for n, v in forms.items() if abs(x - round(v, k)) < 1e-9), None)):
+        if name is None and (near := next(((k, n) for k in range(6) for n, v in forms.items() if abs(x - round(v, k)) < 1e-9), None)):
             name = f"{near[1]} rounded to {near[0]} decimal{'s' * (near[0] != 1)}: return the value unrounded, and round only when you print it"
         out.append(f"your {what} {x:.4g} is " + (f"{name}{frac}" if name else "none of the usual formulas")
                    + f"; it is {next(iter(forms))} = {right:.2f}")

@@ -296,7 +296,9 @@ _HEADS_READINGS += [("the last head is never read: range(w.shape[0] - 1) stops o
                      lambda w, rows, col: _heads(w[:-1], lambda h: all(w[h, r].argmax() == col for r in rows))),
                     ("one argmax over the rows and keys together, w[h, rows].argmax() % n_k: the single largest weight of the block falls on "
                      "col, one row's; every row of `rows` must put its own largest weight on col, w[h, r].argmax() for each r",
-                     lambda w, rows, col: _heads(w, lambda h: w[h, list(rows)].argmax() % w.shape[-1] == col))]
+                     lambda w, rows, col: _heads(w, lambda h: w[h, list(rows)].argmax() % w.shape[-1] == col)),
+                    ("the first row of `rows` was left out (rows[1:], or a loop from 1): every row listed counts, for r in rows",
+                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows[1:])))]
 
 # %% ../../nbs/course_variations.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
