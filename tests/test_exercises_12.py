@@ -417,7 +417,7 @@ def _rows_ab(base, first=lambda h: max(1, h // 8), paper=False):
             **{f'B-dk{k}': dict(d_k=k, d_v=dk) for k in (dk // 4, dk // 2)}}
 
 @pytest.mark.parametrize('answer, says', [
-    (lambda base: _rows_ab(base, first=lambda h: 1), r"rows_ab\(PRESETS\['big'\]\) .*row \(A\) has \[1, 8, 32, 64\] heads, not \[2, 8, 32, 64\]"),
+    (lambda base: _rows_ab(base, first=lambda h: 1), r"rows_ab\(PRESETS\['big'\]\) .*row \(A\)'s first variant has 1 head where the base's h/8 is more"),
     (lambda base: _rows_ab(base, paper=True), r"rows_ab\(PRESETS\['mini'\]\) .*those are Table 3's own rows, for the base model"),
 ])
 def test_rows_ab_slips_of_later_answers_are_named(answer, says):
@@ -573,3 +573,31 @@ TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
 def test_twenty_fifth_blind_answers_named(in_nbs, label, code, names, check, says):
     _t25_rejects(check, *_t25_answer(code, *names), says=says)
+
+# --- the thirty-first blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t31_rejects
+from transformer_nb.course.variations import check_beyond_noise as _t31_check_beyond_noise, check_heads_looking as _t31_check_heads_looking, check_rows_ab as _t31_check_rows_ab
+_T31_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.lib.options import PAPER_TABLE3, PRESETS\n'
+def _t31_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T31_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+THIRTY_FIRST = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('the ids sorted by the size of the difference, largest first,', "\ndef beyond_noise(recs):\n    base = next(r['bleu'] for r in recs if r['id'] == 'base')\n    noise = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')\n    return [r['id'] for r in sorted(recs, key=lambda r: -abs(r['bleu'] - base)) if r['variant'] != 'base' and abs(r['bleu'] - base) > noise]\n",
+     ('beyond_noise',), _t31_check_beyond_noise, "got\\ \\['C\\-d64',\\ 'B\\-dk4',\\ 'C\\-d256'\\],\\ the\\ right\\ ids\\ in\\ another\\ order,\\ by"),
+    ('differences rounded to one decimal, as the table prints them', "\ndef beyond_noise(recs):\n    base = next(r['bleu'] for r in recs if r['id'] == 'base')\n    noise = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')\n    return [r['id'] for r in recs if r['variant'] != 'base' and round(abs(r['bleu'] - base), 1) > round(noise, 1)]\n",
+     ('beyond_noise',), _t31_check_beyond_noise, "got\\ \\[\\],\\ want\\ \\['P',\\ 'Q'\\]:\\ the\\ differences\\ were\\ rounded\\ before"),
+    ("the difference relative to base's BLEU (in percent) compared", "\ndef beyond_noise(recs):\n    base = next(r['bleu'] for r in recs if r['id'] == 'base')\n    noise = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')\n    return [r['id'] for r in recs if r['variant'] != 'base' and 100 * abs(r['bleu'] - base) / base > noise]\n",
+     ('beyond_noise',), _t31_check_beyond_noise, "your\\ difference\\ is\\ in\\ percent\\ of\\ base's\\ BLEU,\\ 100\\ \\|BLEU\\ \\-\\ base\\ BLEU\\|"),
+    ('the last head missed: range(w.shape[0] - 1)', '\ndef heads_looking(w, rows, col):\n    return [h + 1 for h in range(w.shape[0] - 1) if all(w[h, r].argmax() == col for r in rows)]\n',
+     ('heads_looking',), _t31_check_heads_looking, 'the\\ last\\ head\\ is\\ never\\ read:\\ range\\(w\\.shape\\[0\\]\\ \\-\\ 1\\)\\ stops\\ one\\ short;'),
+    ('the argmax of the whole block of rows, flattened, taken modu', '\ndef heads_looking(w, rows, col):\n    return [h + 1 for h in range(w.shape[0]) if w[h, rows].argmax() % w.shape[-1] == col]\n',
+     ('heads_looking',), _t31_check_heads_looking, 'one\\ argmax\\ over\\ the\\ rows\\ and\\ keys\\ together,\\ w\\[h,\\ rows\\]\\.argmax\\(\\)\\ %'),
+    ('min(1, h // 8) for "at least one"', "\ndef rows_ab(base):\n    d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h\n    return {**{f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (min(1, h // 8), h // 2, 2 * h, 4 * h)}, **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}\n",
+     ('rows_ab',), _t31_check_rows_ab, "row\\ \\(A\\)'s\\ first\\ variant\\ has\\ 1\\ head\\ where\\ the\\ base's\\ h/8\\ is\\ more:\\ 'h/8"),
+    ("the base's own h in row (A) too", "\ndef rows_ab(base):\n    d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h\n    return {**{f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), h // 2, h, 2 * h, 4 * h)}, **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}\n",
+     ('rows_ab',), _t31_check_rows_ab, "the\\ base's\\ own\\ number\\ of\\ heads\\ is\\ in\\ your\\ row\\ \\(A\\):\\ it\\ is\\ the\\ base"),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', THIRTY_FIRST, ids=[r[0] for r in THIRTY_FIRST])
+def test_thirty_first_blind_answers_named(in_nbs, label, code, names, check, says):
+    _t31_rejects(check, *_t31_answer(code, *names), says=says)

@@ -27,7 +27,7 @@ def solution(src=SOLUTION):
     exec(src, ns); return ns['my_linearize']
 
 def test_linearize_solution_passes():
-    assert said(check_linearize, solution()) == (True, 'my_linearize writes 7 trees as linearize does')
+    assert said(check_linearize, solution()) == (True, 'my_linearize writes 8 trees as linearize does')
 
 def test_linearize_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e12c0002')                                   # the stub cell runs the check, as Run All does
@@ -102,7 +102,7 @@ def corpus(src=PRF):
     ns = {}; exec(src, ns); return ns['my_corpus_prf']
 
 def test_corpus_prf_solution_passes():
-    assert said(check_corpus_prf, corpus()) == (True, 'my_corpus_prf scores 3 test sets as EVALB sums them')
+    assert said(check_corpus_prf, corpus()) == (True, 'my_corpus_prf scores 4 test sets as EVALB sums them')
 
 def test_corpus_prf_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e12c0004')
@@ -516,3 +516,25 @@ TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
 def test_twenty_fifth_blind_answers_named(label, code, names, check, says):
     _t25_rejects(check, *_t25_answer(code, *names), says=says)
+
+# --- the thirty-first blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t31_rejects
+from transformer_nb.course.parsing import check_corpus_prf as _t31_check_corpus_prf, check_linearize as _t31_check_linearize
+_T31_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.parsing import coarse_label, is_preterminal\n'
+def _t31_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T31_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+THIRTY_FIRST = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('the label kept in a global: the children overwrite it before', "\ndef my_linearize(tree):\n    global lab\n    if isinstance(tree, str): return tree\n    if is_preterminal(tree): return tree[0]\n    lab = coarse_label(tree.label())\n    inner = ' '.join(my_linearize(t) for t in tree)\n    return f'({lab} {inner} ){lab}'\n",
+     ('my_linearize',), _t31_check_linearize, "the\\ brackets\\ and\\ words\\ are\\ in\\ their\\ places,\\ but\\ token\\ 0\\ is\\ '\\(NP'"),
+    ("the children's labels stripped, the root's kept as it is", "\ndef my_linearize(tree, root=True):\n    if isinstance(tree, str): return tree\n    if is_preterminal(tree): return tree[0]\n    lab = tree.label() if root else coarse_label(tree.label())\n    return ' '.join([f'({lab}', *(my_linearize(t, False) for t in tree), f'){lab}'])\n",
+     ('my_linearize',), _t31_check_linearize, 'a\\ function\\ tag\\ kept\\ \\(\\(S\\-HLN\\ \\(NP\\ Prices\\ \\)NP\\ \\(VP\\ rose\\ \\(ADVP\\ again\\ \\)ADVP'),
+    ("a list of three sentences taken for one sentence's (m, g, t)", '\ndef my_corpus_prf(counts):\n    if len(counts) == 3 and not isinstance(counts[0], int): counts = [tuple(x[0] for x in counts)]\n    m, g, t = (sum(c[i] for c in counts) for i in range(3))\n    p, r = 100 * m / t, 100 * m / g\n    return p, r, 2 * p * r / (p + r)\n',
+     ('my_corpus_prf',), _t31_check_corpus_prf, 'right\\ for\\ two\\ sentences\\ and\\ for\\ four,\\ wrong\\ for\\ three:\\ a\\ list\\ of'),
+    ('the last sentence left out: range(len(counts) - 1)', '\ndef my_corpus_prf(counts):\n    m, g, t = (sum(counts[j][i] for j in range(len(counts) - 1)) for i in range(3))\n    p, r = 100 * m / t, 100 * m / g\n    return p, r, 2 * p * r / (p + r)\n',
+     ('my_corpus_prf',), _t31_check_corpus_prf, 'the\\ summed\\ counts,\\ \\(6,\\ 6,\\ 7\\),\\ have\\ no\\ zero\\ to\\ divide\\ by:\\ your\\ sums'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', THIRTY_FIRST, ids=[r[0] for r in THIRTY_FIRST])
+def test_thirty_first_blind_answers_named(label, code, names, check, says):
+    _t31_rejects(check, *_t31_answer(code, *names), says=says)

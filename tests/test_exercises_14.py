@@ -319,3 +319,35 @@ TWENTY_SEVENTH = [   # (label, the answer's code, its names, the check, what its
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
 def test_twenty_seventh_blind_answers_named(label, code, names, check, says):
     _t27_rejects(check, *_t27_answer(code, *names), says=says)
+
+# --- the thirty-first blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t31_rejects
+from transformer_nb.course.since2017 import check_group_kv as _t31_check_group_kv, check_rms_norm as _t31_check_rms_norm, check_rotate as _t31_check_rotate
+_T31_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.since2017 import *\n'
+def _t31_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T31_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+THIRTY_FIRST = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('computed in float16 and cast back', '\ndef rms_norm_of(a, g, eps=1e-5):\n    x = a.half()\n    return (x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps) * g.half()).to(a.dtype)\n',
+     ('rms_norm_of',), _t31_check_rms_norm, 'yours\\ is\\ right\\ to\\ 3\\.0\\ digits\\ only\\ \\(off\\ by\\ up\\ to\\ 0\\.00096\\ of\\ the'),
+    ('eps added to the output, not under the root', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True)) * g + eps\n',
+     ('rms_norm_of',), _t31_check_rms_norm, 'eps\\ goes\\ under\\ the\\ root,\\ sqrt\\(mean\\(a\\*\\*2\\)\\ \\+\\ eps\\):\\ yours\\ adds\\ it\\ to\\ the'),
+    ('computed under torch.no_grad(): no gradient reaches a or g', '\ndef rms_norm_of(a, g, eps=1e-5):\n    with torch.no_grad():\n        return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g\n',
+     ('rms_norm_of',), _t31_check_rms_norm, 'your\\ output\\ carries\\ no\\ gradient\\ \\(computed\\ under\\ torch\\.no_grad\\(\\),'),
+    ('sin(m) * theta_i and cos(m) * theta_i, not sin(m * theta_i)', '\ndef rotate_query(q, m):\n    th = 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))\n    c, s = math.cos(m) * th, math.sin(m) * th\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    return torch.stack([x1 * c - x2 * s, x1 * s + x2 * c], -1).flatten().to(q.dtype)\n',
+     ('rotate_query',), _t31_check_rotate, 'at\\ position\\ 0\\ the\\ angle\\ is\\ 0\\ and\\ the\\ rotation\\ the\\ identity:\\ q\\ must'),
+    ('the /d outside the power: theta_i = 10000^(-2i) / d', '\ndef rotate_query(q, m):\n    i = torch.arange(len(q) // 2, dtype=torch.float64)\n    a = m * 10000.0 ** (-2 * i) / len(q)\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)\n',
+     ('rotate_query',), _t31_check_rotate, 'the\\ /d\\ sits\\ outside\\ the\\ power:\\ theta_i\\ =\\ 10000\\^\\(\\-2i\\)\\ /\\ d,\\ so\\ every'),
+    ('pairs counted from 1: theta_i = 10000^(-2(i + 1)/d)', '\ndef rotate_query(q, m):\n    i = torch.arange(1, len(q) // 2 + 1, dtype=torch.float64)\n    a = m * 10000.0 ** (-2 * i / len(q))\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)\n',
+     ('rotate_query',), _t31_check_rotate, 'the\\ pairs\\ are\\ counted\\ from\\ 1:\\ theta_i\\ =\\ 10000\\^\\(\\-2\\(i\\+1\\)/d\\);\\ i\\ counts'),
+    ('group i sliced from head i, not i * h/g: overlapping groups', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    s = h // g\n    return torch.cat([k[:, i:i + s].mean(1, keepdim=True).expand(B, s, n, d) for i in range(g)], 1)\n',
+     ('group_heads',), _t31_check_group_kv, 'group\\ i\\ starts\\ at\\ head\\ i\\ \\*\\ h/g,\\ yours\\ at\\ head\\ i:\\ your\\ groups\\ of\\ h/g\\ ='),
+    ('batch and head axes flattened together before grouping (righ', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.reshape(g, -1, n, d).mean(1).repeat_interleave(B * h // g, 0).reshape(B, h, n, d)\n',
+     ('group_heads',), _t31_check_group_kv, 'each\\ batch\\ row\\ alone\\ comes\\ out\\ right,\\ but\\ the\\ batch\\ of\\ 2\\ does\\ not:'),
+    ('unfold(1, h/g, 1): the first g sliding windows (step 1), ove', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.unfold(1, h // g, 1)[:, :g].mean(-1).repeat_interleave(h // g, dim=1)\n',
+     ('group_heads',), _t31_check_group_kv, 'group\\ i\\ starts\\ at\\ head\\ i\\ \\*\\ h/g,\\ yours\\ at\\ head\\ i:\\ your\\ groups\\ of\\ h/g\\ ='),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', THIRTY_FIRST, ids=[r[0] for r in THIRTY_FIRST])
+def test_thirty_first_blind_answers_named(label, code, names, check, says):
+    _t31_rejects(check, *_t31_answer(code, *names), says=says)

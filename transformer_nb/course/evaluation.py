@@ -126,7 +126,7 @@ def _bleu_call(my_bleu, name:str, hyps, refs):
                                          "you read refs as sacreBLEU's list of reference streams (refs[0]); here refs holds one reference per hypothesis, zip(hyps, refs)") from None
         try: chars = abs(my_bleu(['abcde'], ['a b c d e']) - 100) < 0.01
         except Exception: chars = False
-        if not chars: raise
+        if not chars: raise _bleu_raised(name, hyps, refs, e) or e
         raise AssertionError(f"case '{name}': my_bleu raised {type(e).__name__} ({e}), and it scores the hypothesis 'abcde' 100 against "
                              "the reference 'a b c d e': your hypotheses are split into characters (list(h)), the references into words; "
                              "split both into words on spaces, h.split()") from None
@@ -264,6 +264,79 @@ _BLEU_SKIP = ("on ['the cat sat on a mat'] against ['a cat sat on the rug'] (no 
               "sacreBLEU smooths it); average the log p_n of every order, dividing by 4")
 
 
+# %% ../../nbs/course_evaluation.ipynb #a31e1101
+def _bleu_counts(hyps, refs, split=str.split, key=None, clip=None, extra:int=0) -> tuple:
+    "Matches, totals (orders 1 to 4) and lengths as a learner might count them: words by `split`, n-grams by `key(ws, n)`, matches by `clip(hc, rc)`, `extra` words added to each length."
+    key, clip = key or (lambda ws, n: [tuple(ws[i:i + n]) for i in range(len(ws) - n + 1)]), clip or (lambda hc, rc: sum((hc & rc).values()))
+    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = split(h), split(ref); c, r = c + len(h) + extra, r + len(ref) + extra
+        for n in range(1, 5): m[n - 1] += clip(Counter(key(h, n)), Counter(key(ref, n))); t[n - 1] += max(len(h) - n + 1, 0)
+    return m, t, c, r
+
+def _bleu_slips(my_bleu, hyps, refs, mine) -> str|None:
+    "A mistake that reproduces `mine`: state kept between calls, the clip by the reference's count or by |, skip-grams, words by \\w+, lengths + 1, r // c, BP inside the mean, one order's counts for all."
+    import re
+    try: again = my_bleu(list(hyps), list(refs))
+    except Exception: again = mine
+    if isinstance(again, (int, float)) and abs(again - mine) >= 0.01:
+        return (f"my_bleu gave {mine:.2f}, then {again:.2f} for the same corpus: it keeps counts between calls (a default argument such as "
+                "match=[0] * 4, or a global); start every call from zero, match, total, c, r = [0] * 4, [0] * 4, 0, 0 inside the function")
+    near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
+    bp, logs = min(1.0, math.exp(1 - r / c)), (lambda ms, ts: sum(math.log(a / b) for a, b in zip(ms, ts)) if all(ms) else -math.inf)
+    slips = [(_bleu_counts(hyps, refs, clip=lambda hc, rc: sum(rc[g] for g in hc)), "each distinct n-gram of the hypothesis was credited with the reference's count of it: a match counts min(count in hyp, count in ref), (hc & rc)"),
+             (_bleu_counts(hyps, refs, clip=lambda hc, rc: sum((hc | rc).values())), "Counter | keeps the larger of the two counts (a union, which even counts n-grams the hypothesis lacks): the clip is &, the smaller, min(count in hyp, count in ref)"),
+             (_bleu_counts(hyps, refs, key=lambda ws, n: list(zip(ws, ws[n - 1:]))), "your n-grams are pairs, the first and the last word of each window, zip(ws, ws[n - 1:]): an n-gram is all n consecutive words, tuple(ws[i:i + n]), or zip(*[ws[i:] for i in range(n)])"),
+             (_bleu_counts(hyps, refs, split=lambda s: re.findall(r'\w+', s)), "the punctuation was dropped (re.findall(r'\\w+')?): the captions are tokenized, '.' and ',' are words of their own; split on spaces, h.split()"),
+             (_bleu_counts(hyps, refs, extra=1), "each length counts one word more, len(h) + 1 (an end-of-sentence token?): c and r count the words alone, len(h.split())")]
+    for (ms, ts, cc, rr), why in slips:
+        if (ms, ts, cc, rr) != (m, t, c, r) and near(_bleu_of(ms, ts, cc, rr)): return why
+    try: four = my_bleu(['a man in a'], ['a man in a blue shirt stands on a ladder .'])   # every p_n 1, r // c = 2: BP exp(-1), not 1
+    except Exception: four = None
+    if all(m) and r > c and near(100 * min(1.0, math.exp(1 - r // c)) * math.exp(logs(m, t) / 4)) and isinstance(four, (int, float)) and abs(four - 100 / math.e) < 0.01:
+        return f"r // c in the brevity penalty: integer division makes {r} // {c} = {r // c}; BP = min(1, exp(1 - r / c)) with true division"
+    if all(m) and bp < 1 and near(100 * math.exp((logs(m, t) + math.log(bp)) / 4)):
+        return "the brevity penalty went inside the geometric mean, so it was divided by 4 with the logs: BLEU = BP x exp((log p1 + log p2 + log p3 + log p4) / 4), BP outside"
+    late = any(m[3] and m != [m[3]] * 4 and near(100 * bp * math.exp(logs([m[3]] * 4, ts) / 4)) for ts in (t, [t[3]] * 4))
+    return None if not late else ("every order counted the 4-grams: the counting lambdas made in a loop all read n when they are called, its last value "
+                                   "(late binding); pass n as an argument, ngrams(ws, n), or bind it, lambda ws, n=n: ...")
+
+# %% ../../nbs/course_evaluation.ipynb #a31e1103
+_CAP = ('a man in a blue shirt is standing on a ladder .', 'a man in a blue shirt stands on a ladder .')
+_BLEU_EDGES = [   # (name, hypotheses, references, the mistake's counts, what it is): corpora the cases above leave out, each tried once they pass
+    ("a hypothesis of two words", ['two dogs', _CAP[0]], ['two dogs play', _CAP[1]], lambda h, r: None,
+     "a hypothesis shorter than n words has no n-gram of order n: it adds max(len(h) - n + 1, 0) to the total, not the negative len(h) - n + 1"),
+    ("an empty hypothesis", ['', _CAP[0]], ['a dog runs', _CAP[1]], lambda h, r: _bleu_parts(h[1:], r[1:]),
+     "an empty hypothesis still counts: it adds nothing to c, but its reference's words add to r, which the brevity penalty weighs; don't skip the pair"),
+    ("a sentence pair twice", [_CAP[0], _CAP[0], 'two dogs play in the snow .'], [_CAP[1], _CAP[1], 'two dogs are playing in the snow .'],
+     lambda h, r: _bleu_parts(*zip(*dict.fromkeys(zip(h, r)))), "a pair that occurs twice counts twice: a test set may hold the same caption "
+     "more than once; loop over zip(hyps, refs) as it is, not over a set or a dict of the pairs")]
+
+def _bleu_edges(my_bleu):
+    "Your `my_bleu` on corpora with a hypothesis of two words, an empty one and a repeated pair, against sacreBLEU's: the mistake named."
+    from transformer_nb.evaluation import corpus_scores
+    for name, hyps, refs, parts, why in _BLEU_EDGES:
+        try: mine, theirs = my_bleu(list(hyps), list(refs)), corpus_scores(hyps, refs)['bleu']
+        except Exception as e: raise AssertionError(f"case '{name}': my_bleu raised {type(e).__name__} ({e}): " + ("a hypothesis may be empty (a system can output "
+                                                    "nothing): it adds 0 to c and no n-grams, and nothing divides by its own length" if '' in hyps else why)) from None
+        if abs(mine - theirs) < 0.01: continue
+        m, t, c, r = _bleu_parts(hyps, refs)
+        neg = [sum(len(h.split()) - n for h in hyps) for n in range(4)]              # len(h) - n + 1 for n = 1 .. 4, unclamped
+        alt = parts(hyps, refs) or (m, neg, c, r)
+        assert abs(mine - _bleu_of(*alt)) >= 0.01, f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}: {why}"
+        raise AssertionError(_bleu_rest(name, hyps, refs, mine, theirs, _bleu_slips(my_bleu, hyps, refs, mine) or why, why))
+
+# %% ../../nbs/course_evaluation.ipynb #a31e1105
+def _bleu_raised(name:str, hyps, refs, err) -> AssertionError|None:
+    "For a `my_bleu` that raised `err` (math.log(0), a division by 0) on a case where every order has a match: n-grams stepped by n named, else the matches it missed."
+    m, t, c, r = _bleu_parts(hyps, refs)
+    if not isinstance(err, (ValueError, ZeroDivisionError)) or not all(m): return None
+    chunks = _bleu_counts(hyps, refs, key=lambda ws, n: [tuple(ws[i:i + n]) for i in range(0, len(ws) - n + 1, n)])[0]
+    have = ', '.join(f'p{n + 1} = {a}/{b}' for n, (a, b) in enumerate(zip(m, t)))
+    return AssertionError(f"case '{name}': my_bleu raised {type(err).__name__} ({err}), a log or a division of a count of 0, where every order has a match "
+                          f"({have}): " + ("your n-grams step by n, non-overlapping chunks (range(0, len(ws), n)), which miss most matches; an n-gram starts "
+                          "at every word, range(len(ws) - n + 1)" if not all(chunks) else "your matches or totals miss some: count every n-gram, range(len(ws) - n + 1), and clip each with its reference's count"))
+
 # %% ../../nbs/course_evaluation.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -288,9 +361,11 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_log(my_bleu) or _bleu_numbers(hyps, refs, mine, theirs) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d, d)
+        d = next(c[3] for c in cases if c[0] == name)                                # the case's own hint
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, _bleu_slips(my_bleu, hyps, refs, mine) or (mistake if mistake != d else _bleu_log(my_bleu) or _bleu_numbers(hyps, refs, mine, theirs) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d), d)
     zero = (['the cat sat on a mat'], ['a cat sat on the rug'])                          # no 4-gram in common: p4 = 0
     try: mine = my_bleu(*zero)
     except (ValueError, ZeroDivisionError): mine = 0.0                                 # math.log(0), where the solution stops
     assert not (isinstance(mine, (int, float)) and abs(mine - _bleu_skip(*zero)) < 0.01 and _bleu_skip(*zero) > 0), _BLEU_SKIP
+    _bleu_edges(my_bleu)
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case, word boundaries"

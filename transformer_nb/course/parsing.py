@@ -51,6 +51,18 @@ def _lin_tag(name:str, got:str, tree) -> str:
                 "linearize writes a POS node as its word alone and closes each phrase with ')' and its label, ')NP'")
     return f"{name}: a POS tag in the output ({got[:70]}...); a preterminal is not a phrase: write its word alone"
 
+# %% ../../nbs/course_parsing.ipynb #a31p1301
+_TAGGED_ROOT = "(S-HLN (NP-SBJ (NNS Prices)) (VP (VBD rose) (ADVP-TMP (RB again))) (. .))"   # a headline: its root carries a function tag
+
+def _lin_more(name:str, toks:list, ref:list) -> str | None:
+    "A linearisation with every token in its place and the brackets right but some labels wrong: a label shared between the recursive calls, named."
+    same = len(toks) == len(ref) and all((a[:1] in '()') == (b[:1] in '()') and (a == b or a[:1] in '()') for a, b in zip(toks, ref))
+    if not same or [x.lower() for x in toks] == [x.lower() for x in ref] or not all(a[:1] == b[:1] for a, b in zip(toks, ref)): return None   # a case changed: _lin_rest's
+    k = next(i for i, (a, b) in enumerate(zip(toks, ref)) if a != b)
+    return (f"{name}: the brackets and words are in their places, but token {k} is {toks[k]!r} where linearize writes {ref[k]!r}: a phrase's "
+            "brackets carry another phrase's label, as when the label is kept where the recursive calls overwrite it (a global, an attribute, "
+            "a default argument): compute lab inside each call, lab = coarse_label(tree.label()), and write both of its brackets from it")
+
 # %% ../../nbs/course_parsing.ipynb #a26c1201
 _GAPPING = "(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) (S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))"   # "John saw Mary, and Anna Bob.": indices =1, =2
 _TRACE = "(SBARQ (WHNP-1 (WP What)) (SQ (VBD did) (NP-SBJ (NNP John)) (VP (VB see) (NP (-NONE- *T*-1)))) (. ?))"   # an empty element
@@ -64,7 +76,7 @@ def check_linearize(fn) -> str:
     from transformer_nb.parsing import coarse_label, is_preterminal, linearize
     trees = {"John's tree": Tree.fromstring('(S (NP-SBJ (NNP John)) (VP (VBZ has) (NP (DT a) (NN dog))) (. .))'),
              "the gapping tree": Tree.fromstring(_GAPPING), **{f"sampled tree {k}": Tree.fromstring(t) for k, t in enumerate(_SAMPLED, 1)},
-             "a question with a trace": Tree.fromstring(_TRACE), "a Penn Treebank file's tree, its root unlabelled": Tree.fromstring(_PENN_ROOT)}
+             "a question with a trace": Tree.fromstring(_TRACE), "a headline, its root tagged": Tree.fromstring(_TAGGED_ROOT), "a Penn Treebank file's tree, its root unlabelled": Tree.fromstring(_PENN_ROOT)}
     for name, t in trees.items():
         got, want = fn(t), linearize(t)
         if got == want: continue
@@ -88,7 +100,7 @@ def check_linearize(fn) -> str:
         assert toks != ref, f"{name}: the right tokens in the right order, spaced otherwise ({got[:40]!r}...): " + ("a space at the start or the end" if got != got.strip() else "more than one space between tokens") + "; join the tokens with one space, ' '.join(tokens)"
         assert sorted(toks) != sorted(ref), (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
                                              "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
-        raise AssertionError(_lin_rest(name, toks, ref, t))
+        raise AssertionError(_lin_more(name, toks, ref) or _lin_rest(name, toks, ref, t))
     return f"{fn.__name__} writes {len(trees)} trees as linearize does"
 
 # %% ../../nbs/course_parsing.ipynb #a26r0021
@@ -122,7 +134,7 @@ def _prf_story(got:tuple, counts:list) -> str:
                 'P and R in percent make 2PR / (P + R) in percent already' if name is not None and abs(x - forms[name]) >= 1e-6 else '')
         if name is None and x == int(x) and any(int(v) == x for v in forms.values()):
             name = f"{next(k for k, v in forms.items() if int(v) == x)} cut to a whole number (// or int() drops the fraction: divide with /)"
-        if name is None and (near := next(((k, n) for k in (0, 1, 2) for n, v in forms.items() if abs(x - round(v, k)) < 1e-9), None)):
+        if name is None and (near := next(((k, n) for k in range(6) for n, v in forms.items() if abs(x - round(v, k)) < 1e-9), None)):
             name = f"{near[1]} rounded to {near[0]} decimal{'s' * (near[0] != 1)}: return the value unrounded, and round only when you print it"
         out.append(f"your {what} {x:.4g} is " + (f"{name}{frac}" if name else "none of the usual formulas")
                    + f"; it is {next(iter(forms))} = {right:.2f}")
@@ -160,6 +172,27 @@ def _prf_call(fn, counts:list, name:str):
     return got
 
 
+# %% ../../nbs/course_parsing.ipynb #a31p1303
+def _prf_more(fn, counts:list, got:tuple, close, prf) -> str | None:
+    "A mistake that reproduces `got`: the first or the last sentence (a parsed one: a failed parse left out is another mistake) left out of the sums, or three sentences special-cased (yours right on two and on four)."
+    for k, which, loop in ((-1, 'last', 'range(len(counts) - 1)'), (0, 'first', 'range(1, len(counts)), or counts[1:]')):
+        if len(counts) > 1 and counts[k][2] and close(got, prf(*(sum(c[i] for j, c in enumerate(counts) if j != k % len(counts)) for i in range(3)))):
+            return (f"the {which} sentence is left out of your sums (a loop bound one off, {loop}?): "
+                    "sum matched, reference and parse over every sentence, for c in counts")
+    if len(counts) != 3: return None
+    try: others = all(close(tuple(map(float, fn(cs))), prf(*(sum(c[i] for c in cs) for i in range(3)))) for cs in (counts[:2], counts + counts[:1]))
+    except Exception: return None
+    return ("right for two sentences and for four, wrong for three: a list of three sentences read as one sentence's (matched, reference, "
+            "parse) (a test on len(counts) == 3?); counts is always a list of triples, one per sentence, however many") if others else None
+
+def _prf_zero(fn, counts:list, cases:list) -> str:
+    "For an `fn` that raised ZeroDivisionError on `counts`: a sentence's own division by a failed parse, or sums that miss sentences."
+    if any(0 in c[1:] for c in counts):
+        return (_prf_one(fn, [c for c in cases if all(x[2] for x in c[1])]) or
+                "a failed parse has no brackets (parse 0); sum the counts over the test set, then divide")
+    return (f"the summed counts, {tuple(sum(c[i] for c in counts) for i in range(3))}, have no zero to divide by: your sums miss sentences "
+            "(a loop bound one off, range(len(counts) - 1) or range(1, len(counts))?); sum matched, reference and parse over every sentence, for c in counts")
+
 # %% ../../nbs/course_parsing.ipynb #a26c1203
 @report
 def check_corpus_prf(fn) -> str:
@@ -167,13 +200,11 @@ def check_corpus_prf(fn) -> str:
     from transformer_nb.lib.treebank import prf
     close = lambda a, b: len(a) == len(b) and all(abs(x - y) < 1e-6 for x, y in zip(a, b))
     cases = [("one sentence", [(6, 6, 7)]), ("a failed parse", [(6, 6, 7), (0, 5, 0)]),
-             ("sentences of different sizes", [(1, 1, 1), (2, 10, 10)])]
+             ("sentences of different sizes", [(1, 1, 1), (2, 10, 10)]), ("three sentences", [(2, 3, 3), (1, 10, 10), (6, 6, 7)])]
     for name, counts in cases:
         want = prf(*(sum(c[i] for c in counts) for i in range(3)))
         try: got = _prf_call(fn, counts, name)
-        except ZeroDivisionError:
-            raise AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: " + (_prf_one(fn, [c for c in cases if all(x[2] for x in c[1])]) or
-                                 "a failed parse has no brackets (parse 0); sum the counts over the test set, then divide")) from None
+        except ZeroDivisionError: raise AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: " + _prf_zero(fn, counts, cases)) from None
         except ValueError as e: raise AssertionError(f"case '{name}': {_prf_axis(fn, e, close, prf)}") from None
         assert isinstance(got, (tuple, list)) and len(got) == 3, f"case '{name}': got {got!r}; return (precision, recall, F1)"
         assert all(isinstance(x, (int, float)) for x in got), (f"case '{name}': got {', '.join(type(x).__name__ for x in got)}, {got!r:.70}; return "
@@ -181,7 +212,7 @@ def check_corpus_prf(fn) -> str:
         got = tuple(float(x) for x in got)
         if close(got, want): continue
         per_sentence = [prf(*c) for c in counts]
-        hint = _prf_one(fn, cases) or ("in percent: multiply by 100" if close(got, [x / 100 for x in want]) else
+        hint = _prf_one(fn, cases) or _prf_more(fn, counts, got, close, prf) or ("in percent: multiply by 100" if close(got, [x / 100 for x in want]) else
                 "precision and recall swapped: precision is over the parse's brackets (matched / parse), recall over the "
                 "reference's (matched / reference)" if close(got[:2], want[1::-1]) else
                 f"the right numbers in another order, {', '.join(f'{x:.2f}' for x in got)}: return (precision, recall, F1)"

@@ -54,7 +54,7 @@ def _rms_keepdim(rms_norm_of, a, err) -> str:
 
 # %% ../../nbs/course_since2017.ipynb #a22s1401
 def _rms_more(a, g, eps) -> list[tuple[str, torch.Tensor]]:
-    "(likely mistake, what it computes) beyond `_rms_slips`: the squares summed and divided by a.shape[0] or a.shape[1], a 2-d (n, d) input assumed; the mean over the last two axes; eps squared."
+    "(likely mistake, what it computes) beyond `_rms_slips`: the squares summed and divided by a.shape[0] or a.shape[1], a 2-d (n, d) input assumed; the mean over the last two axes; eps squared; eps added to the output."
     return [(f"the mean of the squares divides by d = a.shape[-1] = {a.shape[-1]}, the size of the last axis; yours divides by a.shape[{ax}] = "
              f"{a.shape[ax]} ({'a 2-d (n, d) input assumed' if ax else 'the first axis, a batch size'}): mean(-1, keepdim=True)",
              a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / a.shape[ax] + eps) * g) for ax in (0, 1)
@@ -63,7 +63,9 @@ def _rms_more(a, g, eps) -> list[tuple[str, torch.Tensor]]:
             "mean((-2, -1)), one RMS for a whole (n, d) block as a layer-wide norm would", a / torch.sqrt(a.pow(2).mean((-2, -1), keepdim=True) + eps) * g)
            ] * (a.dim() > 2) + [
            (f"eps goes under the root as it is, sqrt(mean(a**2) + eps): yours adds eps ** 2 = {eps ** 2:g} (eps read as a floor on the RMS "
-            "itself)", a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps ** 2) * g)]
+            "itself)", a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps ** 2) * g),
+           ("eps goes under the root, sqrt(mean(a**2) + eps): yours adds it to the output, a / sqrt(mean(a**2)) * g + eps (or before the gain), which shifts every "
+            "coordinate and leaves a vector near zero unguarded", a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True)) * g + eps)]
 
 def _rms_default(rms_norm_of, gen):
     "Your `rms_norm_of(a, g)` with eps left to its default, on vectors near zero, where eps shows: the stub's 1e-5 changed, named."
@@ -76,6 +78,21 @@ def _rms_default(rms_norm_of, gen):
     raise AssertionError("vectors near zero, eps left to its default: " + (f"yours is eps = {e:g} " if e is not None else "yours is another eps ")
                          + "(T5's and LLaMA's default is 1e-6): keep the stub's default, eps=1e-5, RMSNorm's and nn.LayerNorm's")
 
+
+# %% ../../nbs/course_since2017.ipynb #a31s1401
+def _rms_low(got, want) -> str | None:
+    "If `got` is `want` to float16's or bfloat16's few digits only (a computation in half precision): that named, else None."
+    rel = ((got - want).abs().max() / want.abs().max()).item()
+    if not 20 * torch.finfo(want.dtype).eps < rel <= 2 * torch.finfo(torch.bfloat16).eps: return None
+    return (f"yours is right to {-math.log10(rel):.1f} digits only (off by up to {rel:.2g} of the largest entry), the rounding of float16 or bfloat16: "
+            "the squares, their mean and the root computed in half precision (a.half())? compute in a's own dtype, float32 here")
+
+def _rms_grad(rms_norm_of):
+    "Your `rms_norm_of` on a and g that require gradients: a result cut from autograd (no_grad, detach, .item(), NumPy) named."
+    a, g = torch.randn(2, 4, requires_grad=True), torch.ones(4, requires_grad=True)
+    with torch.enable_grad(): out = rms_norm_of(a, g, 1e-5)
+    assert isinstance(out, torch.Tensor) and out.requires_grad, ("a and g that require gradients: your output carries no gradient (computed under "
+        "torch.no_grad(), detached, or rebuilt from numbers): RMSNorm sits inside a model that learns a's layer and the gain g through it; compute it with torch's operations, autograd on")
 
 # %% ../../nbs/course_since2017.ipynb #cs14a004
 @report
@@ -94,6 +111,7 @@ def check_rms_norm(rms_norm_of) -> str:
         if torch.allclose(got, want, rtol=1e-4, atol=1e-6): continue
         why = next((m for m, x in _rms_slips(a, g, eps) + _rms_more(a, g, eps) if x.shape == got.shape and torch.allclose(got, x, rtol=1e-4, atol=1e-6)), None)
         assert why is None, f"{case}: {why}"
+        assert (low := _rms_low(got, want)) is None, f"{case}: {low}"
         raise AssertionError(f"{case}: {where_differ(got, want, ' ' * (a.dim() - 1) + 'coordinate')}: a / sqrt(mean(a**2) + eps) * g, the mean over the last axis")
     a = torch.randn(3, 8, dtype=torch.float64, generator=gen); got = rms_norm_of(a, torch.ones(8, dtype=torch.float64), 1e-5)
     assert got.dtype == torch.float64, (f"float64 vectors: your output is {got.dtype}: keep the input's dtype (compute in float32 if you like, "
@@ -101,7 +119,7 @@ def check_rms_norm(rms_norm_of) -> str:
     want = a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True) + 1e-5)
     assert torch.allclose(got, want, rtol=0, atol=rounding_tol(want, 2 * 8, torch.float64)), (f"float64 vectors: yours are {(got - want).abs().max().item():.2g} "
         "off, float32's rounding: computed in float32 and cast back (x.float(), as LLaMA's RMSNorm does for half precision); compute in the input's dtype when it is float32 or wider")
-    _rms_default(rms_norm_of, gen)
+    _rms_default(rms_norm_of, gen); _rms_grad(rms_norm_of)
     return "rms_norm_of computes RMSNorm: each vector divided by its root mean square, times the gain"
 
 # %% ../../nbs/course_since2017.ipynb #cs14b001
@@ -187,6 +205,18 @@ def _rotate_part(q, m, got) -> str | None:
     return (f"only the first {r} of the {d} coordinates were turned, the other {d - r} came back as they were (a partial rotary, as "
             "GPT-NeoX's rotary_pct): RoFormer turns every pair, coordinates 2i and 2i+1 for i < d/2, by m * 10000^(-2i/d)")
 
+# %% ../../nbs/course_since2017.ipynb #a31r1401
+def _rotate_odd(q, m) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it gives) for `q` at position `m`, beyond `_rotate_slips` and `_rotate_more`: theta's /d outside the power, pairs counted from 1, sin(m) * theta."
+    d, x, i = len(q), q.double(), torch.arange(len(q) // 2, dtype=torch.float64)
+    th, c, s = 10000.0 ** (-2 * i / d), math.cos(m), math.sin(m)
+    return [("the /d sits outside the power: theta_i = 10000^(-2i) / d, so every pair after the first barely turns; the whole exponent is "
+             "-2i/d, 10000.0 ** (-2 * i / d)", _turn_pairs(x, m * 10000.0 ** (-2 * i) / d)),
+            ("the pairs are counted from 1: theta_i = 10000^(-2(i+1)/d); i counts from 0, so the first pair turns by m itself (theta_0 = 1), "
+             "torch.arange(0, d, 2) / d", _turn_pairs(x, m * 10000.0 ** (-2 * (i + 1) / d))),
+            ("you took cos(m) * theta_i and sin(m) * theta_i: the cosine and sine are of the angle itself, cos(m * theta_i) and sin(m * theta_i)",
+             torch.stack([x[0::2] * c * th - x[1::2] * s * th, x[0::2] * s * th + x[1::2] * c * th], -1).flatten().float())]
+
 # %% ../../nbs/course_since2017.ipynb #a33h1401
 def _rotate_far(rotate_query, q, m:int):
     "Your `rotate_query(q, m)` at a large position `m`, against `rotate`: angles computed in float32 there, named."
@@ -216,7 +246,7 @@ def check_rotate(rotate_query) -> str:
         assert got.is_floating_point(), f"{case}: your output is {got.dtype}: return q's floats turned, not whole numbers"
         got, want = got.double(), want.double()                              # float64 of a float32 query: the same values, accepted
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
-        why = next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
+        why = next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) + _rotate_odd(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
         at0 = "at position 0 the angle is 0 and the rotation the identity: q must come back unchanged, and yours moved it" if m == 0 else ""
         assert why is None, f"{case}: {at0 + ('; ' if at0 else '')}{why}"
         assert not at0, f"{case}: {at0} ({where_differ(got, want, 'coordinate')})"
@@ -281,6 +311,23 @@ def _group_more(k, g) -> list[tuple[str, torch.Tensor]]:
             (f"you divided each group's sum by g = {g}, the number of groups; its mean divides by its own size, h/g = {r} heads: .mean(2)",
              (cons.sum(2) / g).repeat_interleave(r, 1))] * (r != g)
 
+# %% ../../nbs/course_since2017.ipynb #a31g1401
+def _group_overlap(k, g) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it gives): group i taken from head i, not from head i * h/g (a slice k[:, i:i + h//g], unfold with step 1): overlapping groups."
+    B, h, n, d = k.shape; r = h // g
+    return [(f"group i starts at head i * h/g, yours at head i: your groups of h/g = {r} heads overlap (k[:, i:i + h // g], or unfold(1, h // g, 1), "
+             f"slides by one head): step by h/g, k[:, i * r:(i + 1) * r], or k.view(B, g, h // g, n, d).mean(2)",
+             torch.cat([k[:, i:i + r].mean(1, keepdim=True) for i in range(g)], 1).repeat_interleave(r, 1))] * (g > 1 and r > 1)
+
+def _group_batch(group_heads, k, g, got, want) -> str | None:
+    "Whether your keys of one batch row depend on the others (the batch and head axes mixed) while each row alone comes out right: that named."
+    if k.shape[0] < 2: return None
+    try: rows = torch.cat([group_heads(k[b:b + 1].clone(), g) for b in range(k.shape[0])])
+    except Exception: return None
+    if rows.shape != want.shape or not torch.allclose(rows, want, rtol=1e-4, atol=1e-5) or torch.allclose(got, rows, rtol=1e-4, atol=1e-5): return None
+    return (f"each batch row alone comes out right, but the batch of {k.shape[0]} does not: your keys for one row depend on the other rows, the "
+            "batch and head axes mixed (k.reshape(g, -1, n, d)?); group within each row, k.view(B, g, h // g, n, d), the batch axis kept first")
+
 # %% ../../nbs/course_since2017.ipynb #cs14c004
 @report
 def check_group_kv(group_heads) -> str:
@@ -304,7 +351,8 @@ def check_group_kv(group_heads) -> str:
             f": a batch of one, where k has {k.shape[0]} (k[0] grouped?): keep the batch axis, k.view(B, g, h // g, n, d)" if got.dim() == 4 and got.shape[0] == 1 and got.shape[1:] == k.shape[1:] else "")
         assert got.dtype == k.dtype, f"{case}: your output is {got.dtype}, k is {k.dtype}: keep k's dtype (no dtype= in the mean, no .double()): 02's attention multiplies these keys with the queries, and float32 @ float64 raises"
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
-        why = next((w for w, y in _group_slips(k, g) + _group_more(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
+        assert (mixed := _group_batch(group_heads, k, g, got, want)) is None, f"{case}: {mixed}"
+        why = next((w for w, y in _group_slips(k, g) + _group_more(k, g) + _group_overlap(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
         assert why is None, f"{case}: {why}"
         raise AssertionError(f"{case}: " + _group_rest(got, k, g, want))
     return "group_heads gives grouped-query attention's keys and values: consecutive heads averaged by group, repeated in place"

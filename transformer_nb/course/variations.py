@@ -128,6 +128,34 @@ def _noise_call(fn, name:str, recs:list[dict]):
     return got
 
 
+# %% ../../nbs/course_variations.ipynb #a31v1201
+_NOISE_PROBES = [   # (name, [(id, variant, bleu)], the ids beyond the noise, in the records' order): tried once every table above passes
+    ("a variant just beyond the spread", [('base', 'base', 30.0), ('base-seed1', 'base', 30.5), ('P', 'P', 30.54), ('Q', 'Q', 29.46), ('R', 'R', 29.6)], ['P', 'Q']),
+    ("ids in no sorted order", [('base', 'base', 30.0), ('base-seed1', 'base', 31.0), ('Z-late', 'Z', 27.0), ('A-early', 'A', 31.2), ('M', 'M', 28.0)],
+     ['Z-late', 'A-early', 'M'])]   # by id: A, M, Z; by |d|: Z (3), M (2), A (1.2)
+
+def _noise_order(fn, cases:list, raws:list):
+    "Your ids in the records' order on every table, and on two more: one whose variants pass the spread by less than 0.05 (rounding hides them)."
+    for name, recs, want in [*cases, *((n, [dict(id=i, variant=v, bleu=b) for i, v, b in rows], w) for n, rows, w in _NOISE_PROBES)]:
+        got = raws.pop(0) if raws else list(fn([dict(r) for r in recs]))
+        base = next(r['bleu'] for r in recs if r['id'] == 'base'); d = {r['id']: abs(r['bleu'] - base) for r in recs}
+        assert sorted(got) == sorted(want) or sorted(got) != sorted(x for x in want if round(d[x], 1) > 0.5), (f"case '{name}': got {got}, want {want}: "
+            "the differences were rounded before comparing (0.54 rounds to 0.5, no longer beyond the spread 0.5): compare |BLEU - base BLEU| unrounded, round only to print")
+        assert sorted(got) == sorted(want), f"case '{name}': got {got}, want {want}"
+        assert got == want, (f"case '{name}': got {got}, the right ids in another order" + (", sorted by id" if got == sorted(want) else ", by the size "
+            "of the difference" if got in (sorted(want, key=d.get), sorted(want, key=d.get, reverse=True)) else "") + f": return them in the records' order, {want}, a list built as you go through recs")
+
+# %% ../../nbs/course_variations.ipynb #a31v1203
+def _noise_units(recs:list[dict]) -> list[tuple[str, list]]:
+    "(likely mistake, the ids it gives): a change in percent of base's BLEU compared with the spread in BLEU points; the differences (and the spread) rounded before comparing."
+    base = next(r['bleu'] for r in recs if r['id'] == 'base')
+    spread = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')
+    return [("your difference is in percent of base's BLEU, 100 |BLEU - base BLEU| / base BLEU, and the spread in BLEU points: the two "
+             "are not the same unit; compare |BLEU - base BLEU| itself with the spread", [r['id'] for r in recs if r['variant'] != 'base' and 100 * abs(r['bleu'] - base) / base > spread])] + [
+           (f"the differences were rounded to {k} decimal{'s' * (k != 1)} before comparing (as a table prints them): compare |BLEU - base BLEU| "
+            "unrounded with the spread, and round only to print", [r['id'] for r in recs if r['variant'] != 'base' and round(abs(r['bleu'] - base), k) > rnd(spread, k)])
+           for k in (0, 1, 2) for rnd in (round, lambda x, k: x)]
+
 # %% ../../nbs/course_variations.ipynb #a26v0005
 @report
 def check_beyond_noise(fn, path='../results/table3_fp32.json') -> str:
@@ -139,18 +167,18 @@ def check_beyond_noise(fn, path='../results/table3_fp32.json') -> str:
     base = next(r['bleu'] for r in stored if r['id'] == 'base')
     band = max(abs(r['bleu'] - base) for r in stored if r['variant'] == 'base' and r['id'] != 'base')   # the seeds' spread, read from the file
     cases.append(("the stored Table 3", stored, [r['id'] for r in stored if r['variant'] != 'base' and abs(r['bleu'] - base) > band]))
-    answers = []                                                   # every table first: a mistake is named only if it explains them all
+    answers, raws = [], []                                         # every table first: a mistake is named only if it explains them all
     for name, recs, want in cases:
         got = _noise_call(fn, name, recs)
         try: ids = sorted(got) if all(isinstance(x, str) for x in got) else None
         except TypeError: ids = None
         assert ids is not None, f"case '{name}': got {got!r:.80}; return a list of the variants' ids (str)"
         assert isinstance(got, list), f"case '{name}': got a {type(got).__name__}, {got!r:.80}; return a list of the variants' ids (str)"
-        answers.append(ids)
+        answers.append(ids); raws.append(list(got))
     wrong = [(name, recs, want, ids) for (name, recs, want), ids in zip(cases, answers) if ids != sorted(want)]
-    if not wrong: return f"{fn.__name__} finds the variants beyond the noise in {len(cases)} tables"
+    if not wrong: _noise_order(fn, cases, raws); return f"{fn.__name__} finds the variants beyond the noise in {len(cases)} tables"
     name, recs, want, ids = wrong[0]
-    alts = [_noise_mistakes(rs) for _, rs, _ in cases]            # per table: [(mistake, its ids)], the same mistakes in order
+    alts = [_noise_mistakes(rs) + _noise_units(rs) for _, rs, _ in cases]            # per table: [(mistake, its ids)], the same mistakes in order
     def fixed() -> bool:                                           # one threshold T for every table: the ids are those with |d| > T
         lo, hi = 0.0, math.inf
         for (_, rs, _), a in zip(cases, answers):
@@ -262,6 +290,15 @@ _HEADS_READINGS += [("the rows read are not `rows` itself: range(rows[0], rows[-
                      "the rows between them too; `rows` is the list of the rows themselves, for r in rows",
                      lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in range(rows[0], rows[-1] + 1))))]
 
+
+# %% ../../nbs/course_variations.ipynb #a31v1205
+_HEADS_READINGS += [("the last head is never read: range(w.shape[0] - 1) stops one short; loop over every head, range(w.shape[0])",
+                     lambda w, rows, col: _heads(w[:-1], lambda h: all(w[h, r].argmax() == col for r in rows))),
+                    ("one argmax over the rows and keys together, w[h, rows].argmax() % n_k: the single largest weight of the block falls on "
+                     "col, one row's; every row of `rows` must put its own largest weight on col, w[h, r].argmax() for each r",
+                     lambda w, rows, col: _heads(w, lambda h: w[h, list(rows)].argmax() % w.shape[-1] == col)),
+                    ("the first row of `rows` was left out (rows[1:], or a loop from 1): every row listed counts, for r in rows",
+                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows[1:])))]
 
 # %% ../../nbs/course_variations.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
@@ -422,3 +459,9 @@ def check_rows_ab(rows_ab) -> str:
         raise AssertionError(f"{case} returns more than rows (A) and (B): {sorted(map(str, set(got) - set(want)))}")
     return "rows_ab scales Table 3's rows (A) and (B) to any base, as table3_variants does"
 
+
+# %% ../../nbs/course_variations.ipynb #a31v1207
+_ROWS_AB_SLIPS['A'] += [("row (A)'s first variant has 1 head where the base's h/8 is more: 'h/8 (at least one)' is max(1, h // 8); min(1, h // 8), or a 1 of your own, caps it at one head",
+                         lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // max(k, 1), d_v=d // max(k, 1)) for k in (min(1, h // 8), h // 2, 2 * h, 4 * h)}),
+                        ("the base's own number of heads is in your row (A): it is the base model itself, not a variant; row (A) has h/8 (at least 1), h/2, 2h and 4h",
+                         lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), h // 2, h, 2 * h, 4 * h)})]
