@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, and the twenty-seventh, `27`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, and the thirtieth, `30`, of notebooks 08 to 10 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `thirtieth` for 30; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -348,6 +348,22 @@ SETS = {
               ('first_run', '14_since_2017', 'a loop with 2 * i // d (integer division)'): 'generic',
           },
            {('09_training', 'computed and returned in float64')}),   # a float64 loss of float32 logits backpropagates the same gradients, more precisely: no mistake
+    '30': ('thirtieth', 'blind_answers_30_set', {
+              ('first_run', '08_data', 'a new list built with the loop bound len(syms) - 1: the last symbol dropped when it is not merged'): 'misleading',
+              ('first_run', '08_data', "segment keyed by a merge's rank, GPT-2 style, but the rank taken from a dict built once (a default argument): stale for other merges"): 'generic',
+              ('first_run', '09_training', 'precedence: d_model ** -1/2 is 1/(2 d_model)'): 'misleading',
+              ('first_run', '09_training', 'the factor d_model ** -0.5 inside the min, on the decay branch only'): 'misleading',
+              ('first_run', '09_training', 'a cache keyed by the step alone (a default dict argument): another d_model or warm-up at a cached step gets the old rate'): 'misleading',
+              ('first_run', '09_training', 'V from axis 1 (logits.shape[1]): right for 2-d logits only'): 'generic',
+              ('first_run', '09_training', 'the reference mass added by q[..., target] += 1 - eps (advanced indexing: every row gets every target)'): 'generic',
+              ('first_run', '10_decoding', 'scatter with a (1, 2) index: PAD and BOS forbidden in the first row only'): 'misleading',
+              ('first_run', '10_decoding', 'a source mask of (B, 1, S) by hand: it broadcasts over the heads, not the batch (right for a batch of one)'): 'generic',
+              ('first_run', '10_decoding', 'the source mask from pad_mask(ys), the prefix, in an encode/decode by hand'): 'generic',
+              ('first_run', '10_decoding', "each row's last position picked with logits[:, idx] (a (B, B) pick, not one per row)"): 'generic',
+              ('first_run', '10_decoding', 'argmax first, the second best when it is PAD or BOS: wrong when PAD and BOS are the two best'): 'generic',
+              ('first_run', '10_decoding', 'index_fill on axis 0: rows PAD_ID and BOS_ID of the batch forbidden, not the tokens'): 'generic',
+          },
+           set()),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'
