@@ -535,3 +535,23 @@ TWENTY_SEVENTH = [   # (label, the answer's code, its names, the check, what its
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
 def test_twenty_seventh_blind_answers_named(label, code, names, check, says):
     _t27_rejects(check, *_t27_answer(code, *names), says=says)
+
+# --- the thirtieth blind set's answers that the checks first missed, each named now --------------------------------------
+from nbtools import assert_rejects as _t30_rejects
+from transformer_nb.course.data import check_bpe as _t30_check_bpe
+_T30_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t30_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T30_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+THIRTIETH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('merges stop at n_merges only after one more', "\ndef _merge(syms, pair):\n    i = 0\n    while i < len(syms) - 1:\n        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]\n        else: i += 1\n    return syms\n\ndef learn_bpe(word_counts, n_merges):\n    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}\n    merges = []\n    while True:\n        pairs = Counter()\n        for syms, c in vocab.items():\n            for a, b in zip(syms, syms[1:]): pairs[a, b] += c\n        if not pairs: break\n        best = min(pairs, key=lambda p: (-pairs[p], p))\n        merges.append(best)\n        vocab = {tuple(_merge(list(syms), best)): c for syms, c in vocab.items()}\n        if len(merges) >= max(n_merges, 1): break\n    return merges\n\ndef segment(word, merges):\n    syms = list(word) + ['</w>']\n    for pair in merges: syms = _merge(syms, pair)\n    return syms\n",
+     ('learn_bpe', 'segment'), _t30_check_bpe, 'yours\\ makes\\ one\\ before\\ it\\ tests\\ the\\ count'),
+    ('a new list built with the loop bound', "\ndef _merge(syms, pair):\n    out, i = [], 0\n    while i < len(syms) - 1:\n        if (syms[i], syms[i + 1]) == pair: out.append(syms[i] + syms[i + 1]); i += 2\n        else: out.append(syms[i]); i += 1\n    return out\n\ndef learn_bpe(word_counts, n_merges):\n    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}\n    merges = []\n    for _ in range(n_merges):\n        pairs = Counter()\n        for syms, c in vocab.items():\n            for a, b in zip(syms, syms[1:]): pairs[a, b] += c\n        if not pairs: break\n        best = min(pairs, key=lambda p: (-pairs[p], p))\n        merges.append(best)\n        vocab = {tuple(_merge(list(syms), best)): c for syms, c in vocab.items()}\n    return merges\n\ndef segment(word, merges):\n    syms = list(word) + ['</w>']\n    for pair in merges: syms = _merge(syms, pair)\n    return syms\n",
+     ('learn_bpe', 'segment'), _t30_check_bpe, 'your\\ merges\\ lose\\ symbols,\\ so\\ the\\ words\\ shrink'),
+    ("segment keyed by a merge's rank", "\ndef _merge(syms, pair):\n    i = 0\n    while i < len(syms) - 1:\n        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]\n        else: i += 1\n    return syms\n\ndef learn_bpe(word_counts, n_merges):\n    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}\n    merges = []\n    for _ in range(n_merges):\n        pairs = Counter()\n        for syms, c in vocab.items():\n            for a, b in zip(syms, syms[1:]): pairs[a, b] += c\n        if not pairs: break\n        best = min(pairs, key=lambda p: (-pairs[p], p))\n        merges.append(best)\n        vocab = {tuple(_merge(list(syms), best)): c for syms, c in vocab.items()}\n    return merges\n\ndef segment(word, merges, _ranks={}):\n    if not _ranks: _ranks.update({p: i for i, p in enumerate(merges)})\n    syms = list(word) + ['</w>']\n    while True:\n        cands = [(_ranks[p], i) for i, p in enumerate(zip(syms, syms[1:])) if p in _ranks]\n        if not cands: return syms\n        _, i = min(cands)\n        syms[i:i + 2] = [syms[i] + syms[i + 1]]\n",
+     ('learn_bpe', 'segment'), _t30_check_bpe, 'your\\ segment\\ uses\\ merges\\ kept\\ from\\ an\\ earlier\\ call'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', THIRTIETH, ids=[r[0] for r in THIRTIETH])
+def test_thirtieth_blind_answers_named(label, code, names, check, says):
+    _t30_rejects(check, *_t30_answer(code, *names), says=says)
