@@ -639,6 +639,10 @@ THIRTIETH = [   # (label, the answer's code, its names, the check, what its mess
      ('my_label_smoothing',), _t30_check_label_smoothing, 'to\\ every\\ token\\ that\\ is\\ the\\ target\\ of\\ some\\ position'),
     ('cross_entropy on logits.transpose(1, 2)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    return F.cross_entropy(logits.transpose(1, 2), target, ignore_index=pad_id, label_smoothing=eps)\n',
      ('my_label_smoothing',), _t30_check_label_smoothing, 'logits\\.transpose\\(1,\\ 2\\)\\ fits\\ 3\\-d\\ logits\\ only'),
+    ('V from axis 0 (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.size(0)\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     ('my_label_smoothing',), _t30_check_label_smoothing, 'is\\ the\\ size\\ of\\ axis\\ 0\\ of\\ the\\ logits'),
+    ('a global cache by step (a variant)', '\n_C = {}\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step in _C: return _C[step]\n    _C[step] = 0.0 if step == 0 else d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)\n    return _C[step]\n',
+     ('my_noam_lr',), _t30_check_schedule, 'your\\ function\\ keeps\\ rates\\ between\\ calls'),
 ]
 
 @pytest.mark.parametrize('label, code, names, check, says', THIRTIETH, ids=[r[0] for r in THIRTIETH])

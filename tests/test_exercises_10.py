@@ -477,7 +477,7 @@ def test_twenty_seventh_blind_answers_named(ns, label, code, says):
 _T30_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom transformer_nb.core import *\nfrom transformer_nb.decoding import next_token_logits\nfrom transformer_nb.attention import pad_mask, tgt_mask\n'
 THIRTIETH = [   # (label, the answer's code, what its message must say)
     ('scatter with a (1, 2) index', "\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    logits = logits.scatter(1, torch.tensor([[PAD_ID, BOS_ID]]), float('-inf'))\n    return logits.argmax(-1)\n",
-     'PAD\\ and\\ BOS\\ were\\ forbidden\\ in\\ the\\ first\\ row\\ alone'),
+     'PAD\\ and\\ BOS\\ were\\ forbidden\\ in\\ one\\ row\\ alone,\\ the\\ first'),
     ('argmax first, the second best', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    top = logits.topk(2, -1).indices\n    bad = (top[:, 0] == PAD_ID) | (top[:, 0] == BOS_ID)\n    return torch.where(bad, top[:, 1], top[:, 0])\n',
      'PAD\\ and\\ BOS\\ were\\ ruled\\ out\\ after\\ the\\ argmax'),
     ('a source mask of (B, 1, S)', '\ndef my_greedy_step(model, src, ys):\n    m = (src != PAD_ID)[:, None, :]\n    memory = model.encode(src, m)\n    logits = model.decode(memory, m, ys, tgt_mask(ys))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
@@ -487,6 +487,10 @@ THIRTIETH = [   # (label, the answer's code, what its message must say)
     ("each row's last position picked", '\ndef my_greedy_step(model, src, ys):\n    idx = (ys != PAD_ID).sum(1) - 1\n    logits = model(src, ys)[:, idx]\n    return next_token_logits(logits.flatten(0, 1)).view(logits.shape).argmax(-1)\n',
      'a\\ token\\ for\\ every\\ pair\\ of\\ rows'),
     ('index_fill on axis 0', "\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    return logits.index_fill(0, torch.tensor([PAD_ID, BOS_ID]), float('-inf')).argmax(-1)\n",
+     'of\\ the\\ batch\\ were\\ forbidden,\\ not\\ tokens\\ PAD\\ and\\ BOS'),
+    ('PAD and BOS forbidden in the last row alone (a variant)', "\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    logits[-1, [PAD_ID, BOS_ID]] = float('-inf')\n    return logits.argmax(-1)\n",
+     'PAD\\ and\\ BOS\\ were\\ forbidden\\ in\\ one\\ row\\ alone,\\ the\\ last'),
+    ('logits[[PAD_ID, BOS_ID]] = -inf (a variant)', "\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    logits[[PAD_ID, BOS_ID]] = float('-inf')\n    return logits.argmax(-1)\n",
      'of\\ the\\ batch\\ were\\ forbidden,\\ not\\ tokens\\ PAD\\ and\\ BOS'),
 ]
 

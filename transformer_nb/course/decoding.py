@@ -22,15 +22,15 @@ from .checking import runs_ok, verdict
 # %% ../../nbs/course_decoding.ipynb #a26c10m1
 def _samples(step, m, src, ys) -> bool:
     """Whether `step` draws its tokens at random: with every token scored alike, five calls on the same prefixes under five
-    seeds do not all agree, or one call gives rows 1 to 7 of eight alike different tokens (a draw under a seed of its own; row 0
-    alone apart is a step that treats the first row otherwise)."""
+    seeds do not all agree, or one call gives two or more of eight rows alike other tokens than the rest (a draw under a seed
+    of its own; one row apart is a step that treats that row otherwise)."""
     flat = copy.deepcopy(m)                                                         # every score 0: an argmax is fixed, a draw is not
     flat.generator.register_forward_hook(lambda mod, inp, out: torch.zeros_like(out))
     src, ys = src[:1].repeat(8, 1), ys[:1].repeat(8, 1)                             # eight rows alike, whatever case failed
     with torch.random.fork_rng(devices=[]):
         outs = []
         for seed in range(5): torch.manual_seed(seed); outs.append(torch.as_tensor(step(flat, src, ys)).reshape(-1))
-    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:]) or (len(outs[0]) == len(ys) and len(set(outs[0][1:].tolist())) > 1)
+    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:]) or (len(outs[0]) == len(ys) and len(v := outs[0].tolist()) - max(map(v.count, v)) > 1)
 
 _SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categorical): with every token scored alike it chose "
             "different tokens, under five seeds or for rows alike; greedy decoding takes the most probable token every time, the argmax of next_token_logits")
@@ -128,9 +128,9 @@ def _greedy_rows(m, src) -> dict:
     def second(y):                                                                   # the best, or the second when the best is PAD or BOS
         top = m(src, y)[:, -1].topk(2, -1).indices
         return torch.where((top[:, 0] == PAD_ID) | (top[:, 0] == BOS_ID), top[:, 1], top[:, 0])
-    return {"PAD and BOS were forbidden in the first row alone, and the other rows can choose them: an index of one row (scatter's index of "
-            "shape (1, 2), or logits[0, [PAD_ID, BOS_ID]]) reaches row 0 only; forbid them in every row, logits[:, [PAD_ID, BOS_ID]] = -inf, as "
-            "next_token_logits does": lambda y: ruled(y, 0, [PAD_ID, BOS_ID]),
+    return {**{f"PAD and BOS were forbidden in one row alone, the {name} (row {r}), and the other rows can choose them: an index of one row "
+               f"(scatter's index of shape (1, 2), or logits[{r}, [PAD_ID, BOS_ID]]) reaches that row only; forbid them in every row, "
+               "logits[:, [PAD_ID, BOS_ID]] = -inf, as next_token_logits does": lambda y, r=r: ruled(y, r, [PAD_ID, BOS_ID]) for r, name in ((0, 'first'), (-1, 'last'))},
             f"rows {PAD_ID} and {BOS_ID} of the batch were forbidden, not tokens PAD and BOS (a row all -inf gives token 0): index_fill(0, ...) or "
             "logits[[PAD_ID, BOS_ID]] indexes the batch axis; forbid the tokens on the vocabulary axis, logits[:, [PAD_ID, BOS_ID]] or index_fill(-1, ...)":
                 lambda y: ruled(y, [r for r in (PAD_ID, BOS_ID) if r < len(y)], slice(None)),
