@@ -401,6 +401,22 @@ SETS = {
               ('first_run', '14_since_2017', 'unfold(1, h/g, 1): the first g sliding windows (step 1), overlapping'): 'generic',
            },
            set()),
+    '30': ('thirtieth', 'blind_answers_30_set', {
+              ('first_run', '08_data', 'a new list built with the loop bound len(syms) - 1: the last symbol dropped when it is not merged'): 'misleading',
+              ('first_run', '08_data', "segment keyed by a merge's rank, GPT-2 style, but the rank taken from a dict built once (a default argument): stale for other merges"): 'generic',
+              ('first_run', '09_training', 'precedence: d_model ** -1/2 is 1/(2 d_model)'): 'misleading',
+              ('first_run', '09_training', 'the factor d_model ** -0.5 inside the min, on the decay branch only'): 'misleading',
+              ('first_run', '09_training', 'a cache keyed by the step alone (a default dict argument): another d_model or warm-up at a cached step gets the old rate'): 'misleading',
+              ('first_run', '09_training', 'V from axis 1 (logits.shape[1]): right for 2-d logits only'): 'generic',
+              ('first_run', '09_training', 'the reference mass added by q[..., target] += 1 - eps (advanced indexing: every row gets every target)'): 'generic',
+              ('first_run', '10_decoding', 'scatter with a (1, 2) index: PAD and BOS forbidden in the first row only'): 'misleading',
+              ('first_run', '10_decoding', 'a source mask of (B, 1, S) by hand: it broadcasts over the heads, not the batch (right for a batch of one)'): 'generic',
+              ('first_run', '10_decoding', 'the source mask from pad_mask(ys), the prefix, in an encode/decode by hand'): 'generic',
+              ('first_run', '10_decoding', "each row's last position picked with logits[:, idx] (a (B, B) pick, not one per row)"): 'generic',
+              ('first_run', '10_decoding', 'argmax first, the second best when it is PAD or BOS: wrong when PAD and BOS are the two best'): 'generic',
+              ('first_run', '10_decoding', 'index_fill on axis 0: rows PAD_ID and BOS_ID of the batch forbidden, not the tokens'): 'generic',
+          },
+           set()),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -39,7 +39,8 @@ RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth
         'twenty-fourth': DATA['twenty-fourth'], 'twenty-fifth': DATA['twenty-fifth'],
         'twenty-sixth': DATA['twenty-sixth'], 'twenty-seventh': DATA['twenty-seventh'],
         'twenty-eighth': DATA['twenty-eighth'],
-        'thirty-first': DATA['thirty-first']}
+        'thirty-first': DATA['thirty-first'],
+        'thirtieth': DATA['thirtieth']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]
@@ -48,7 +49,8 @@ PART = {'seventeenth': PAPER[:8], 'eighteenth': PAPER[8:],
         'twenty-third': PAPER[:8], 'twenty-fourth': PAPER[:8], 'twenty-fifth': PAPER[8:],
         'twenty-sixth': PAPER[:8], 'twenty-seventh': PAPER[8:],
         'twenty-eighth': PAPER[:4],
-        'thirty-first': PAPER[11:]}   # a measurement of some notebooks only: the paper notebooks it has rows for
+        'thirty-first': PAPER[11:],
+        'thirtieth': PAPER[8:11]}   # a measurement of some notebooks only: the paper notebooks it has rows for
 BOTH = [(run, table) for run in RUNS for table in TABLES]
 LATER = [run for run in RUNS if run != 'first']
 

@@ -618,3 +618,33 @@ TWENTY_SEVENTH = [   # (label, the answer's code, its names, the check, what its
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
 def test_twenty_seventh_blind_answers_named(label, code, names, check, says):
     _t27_rejects(check, *_t27_answer(code, *names), says=says)
+
+# --- the thirtieth blind set's answers that the checks first missed, each named now --------------------------------------
+from nbtools import assert_rejects as _t30_rejects
+from transformer_nb.course.training import check_schedule as _t30_check_schedule, check_label_smoothing as _t30_check_label_smoothing
+_T30_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t30_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T30_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+THIRTIETH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('precedence: d_model ** -1/2', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return d_model ** -1/2 * min(step ** -0.5, step * warmup ** -1.5)\n',
+     ('my_noam_lr',), _t30_check_schedule, 'in\\ Python\\ d_model\\ \\*\\*\\ \\-1/2\\ is\\ \\(d_model\\ \\*\\*\\ \\-1\\)\\ /\\ 2'),
+    ('the factor d_model ** -0.5 inside the min', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return min(d_model ** -0.5 * step ** -0.5, step * warmup ** -1.5)\n',
+     ('my_noam_lr',), _t30_check_schedule, 'the\\ factor\\ d_model\\ \\*\\*\\ \\-0\\.5\\ multiplies\\ the\\ decay\\ term\\ alone'),
+    ('a cache keyed by the step alone', '\ndef my_noam_lr(step, d_model=512, warmup=4000, _cache={}):\n    if step not in _cache: _cache[step] = 0.0 if step == 0 else d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)\n    return _cache[step]\n',
+     ('my_noam_lr',), _t30_check_schedule, 'your\\ function\\ keeps\\ rates\\ between\\ calls'),
+    ('V from axis 1', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     ('my_label_smoothing',), _t30_check_label_smoothing, 'is\\ the\\ size\\ of\\ axis\\ 1\\ of\\ the\\ logits'),
+    ('the reference mass added by q[..., target]', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q[..., target] += 1 - eps\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     ('my_label_smoothing',), _t30_check_label_smoothing, 'to\\ every\\ token\\ that\\ is\\ the\\ target\\ of\\ some\\ position'),
+    ('cross_entropy on logits.transpose(1, 2)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    return F.cross_entropy(logits.transpose(1, 2), target, ignore_index=pad_id, label_smoothing=eps)\n',
+     ('my_label_smoothing',), _t30_check_label_smoothing, 'logits\\.transpose\\(1,\\ 2\\)\\ fits\\ 3\\-d\\ logits\\ only'),
+    ('V from axis 0 (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.size(0)\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     ('my_label_smoothing',), _t30_check_label_smoothing, 'is\\ the\\ size\\ of\\ axis\\ 0\\ of\\ the\\ logits'),
+    ('a global cache by step (a variant)', '\n_C = {}\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step in _C: return _C[step]\n    _C[step] = 0.0 if step == 0 else d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)\n    return _C[step]\n',
+     ('my_noam_lr',), _t30_check_schedule, 'your\\ function\\ keeps\\ rates\\ between\\ calls'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', THIRTIETH, ids=[r[0] for r in THIRTIETH])
+def test_thirtieth_blind_answers_named(label, code, names, check, says):
+    _t30_rejects(check, *_t30_answer(code, *names), says=says)

@@ -472,3 +472,29 @@ TWENTY_SEVENTH = [   # (label, the answer's code, what its message must say)
 def test_twenty_seventh_blind_answers_named(ns, label, code, says):
     fn = {}; exec(_T27_PRELUDE + code, fn)
     _t22_rejects(check_greedy_step, fn['my_greedy_step'], copy.deepcopy(ns['model']), says=says)
+
+# --- the thirtieth blind set's answers that the checks first missed, each named now --------------------------------------
+_T30_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom transformer_nb.core import *\nfrom transformer_nb.decoding import next_token_logits\nfrom transformer_nb.attention import pad_mask, tgt_mask\n'
+THIRTIETH = [   # (label, the answer's code, what its message must say)
+    ('scatter with a (1, 2) index', "\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    logits = logits.scatter(1, torch.tensor([[PAD_ID, BOS_ID]]), float('-inf'))\n    return logits.argmax(-1)\n",
+     'PAD\\ and\\ BOS\\ were\\ forbidden\\ in\\ one\\ row\\ alone,\\ the\\ first'),
+    ('argmax first, the second best', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    top = logits.topk(2, -1).indices\n    bad = (top[:, 0] == PAD_ID) | (top[:, 0] == BOS_ID)\n    return torch.where(bad, top[:, 1], top[:, 0])\n',
+     'PAD\\ and\\ BOS\\ were\\ ruled\\ out\\ after\\ the\\ argmax'),
+    ('a source mask of (B, 1, S)', '\ndef my_greedy_step(model, src, ys):\n    m = (src != PAD_ID)[:, None, :]\n    memory = model.encode(src, m)\n    logits = model.decode(memory, m, ys, tgt_mask(ys))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'runs\\ on\\ one\\ row:\\ your\\ step\\ lines\\ the\\ batch\\ axis\\ up\\ with'),
+    ('the source mask from pad_mask(ys)', '\ndef my_greedy_step(model, src, ys):\n    memory = model.encode(src, pad_mask(src))\n    logits = model.decode(memory, pad_mask(ys), ys, tgt_mask(ys))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     "the\\ source's\\ length\\ and\\ the\\ prefix's\\ are\\ mixed\\ up"),
+    ("each row's last position picked", '\ndef my_greedy_step(model, src, ys):\n    idx = (ys != PAD_ID).sum(1) - 1\n    logits = model(src, ys)[:, idx]\n    return next_token_logits(logits.flatten(0, 1)).view(logits.shape).argmax(-1)\n',
+     'a\\ token\\ for\\ every\\ pair\\ of\\ rows'),
+    ('index_fill on axis 0', "\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    return logits.index_fill(0, torch.tensor([PAD_ID, BOS_ID]), float('-inf')).argmax(-1)\n",
+     'of\\ the\\ batch\\ were\\ forbidden,\\ not\\ tokens\\ PAD\\ and\\ BOS'),
+    ('PAD and BOS forbidden in the last row alone (a variant)', "\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    logits[-1, [PAD_ID, BOS_ID]] = float('-inf')\n    return logits.argmax(-1)\n",
+     'PAD\\ and\\ BOS\\ were\\ forbidden\\ in\\ one\\ row\\ alone,\\ the\\ last'),
+    ('logits[[PAD_ID, BOS_ID]] = -inf (a variant)', "\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    logits[[PAD_ID, BOS_ID]] = float('-inf')\n    return logits.argmax(-1)\n",
+     'of\\ the\\ batch\\ were\\ forbidden,\\ not\\ tokens\\ PAD\\ and\\ BOS'),
+]
+
+@pytest.mark.parametrize('label, code, says', THIRTIETH, ids=[r[0] for r in THIRTIETH])
+def test_thirtieth_blind_answers_named(ns, label, code, says):
+    fn = {}; exec(_T30_PRELUDE + code, fn)
+    _t22_rejects(check_greedy_step, fn['my_greedy_step'], copy.deepcopy(ns['model']), says=says)

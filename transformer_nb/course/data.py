@@ -60,6 +60,55 @@ def _merge_pair(syms:list, pair:tuple, every:bool=True) -> list:
         else: i += 1
     return syms
 
+# %% ../../nbs/course_data.ipynb #a30h0801
+def _bpe_spelled(seg, word:str) -> str|None:
+    "For a segmentation `seg` of `word` whose pieces spell less than the word and '</w>' (nor the word alone): symbols lost, named; else None."
+    joined, whole = ''.join(map(str, seg)), word + '</w>'
+    if joined in (whole, word) or len(joined) >= len(whole): return None
+    return (f"your pieces spell {joined!r}, not {whole!r}: symbols were lost; a merge replaces its two symbols by one and keeps every "
+            "other (a loop that builds a new list and stops at len(syms) - 1 drops the last symbol whenever it is not merged)")
+
+def _bpe_lossy(word_counts:dict, n_merges:int) -> list:
+    "The learning step with a merge that builds a new list up to len(syms) - 1, so an unmerged last symbol is dropped each round."
+    def merge(s, p):
+        out, i = [], 0
+        while i < len(s) - 1:
+            if (s[i], s[i + 1]) == p: out.append(s[i] + s[i + 1]); i += 2
+            else: out.append(s[i]); i += 1
+        return out
+    vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
+    for _ in range(n_merges):
+        pairs = Counter(p for s, c in vocab.items() for p in zip(s, s[1:]) for _ in range(c))
+        if not pairs: break
+        merges.append(best := min(pairs, key=lambda p: (-pairs[p], p)))
+        vocab = {tuple(merge(list(s), best)): c for s, c in vocab.items()}
+    return merges
+
+def _bpe_lost(word_counts:dict, n_merges:int, merges:list, segment) -> str:
+    "For too few merges: a merge that loses symbols (the words shrink and run out of pairs), named from learn_bpe's merges or segment's pieces; else ''."
+    seg = list(segment('abc', [('a', 'b')]))
+    if merges != _bpe_lossy(word_counts, n_merges) and not _bpe_spelled(seg, 'abc'): return ''
+    return (": your merges lose symbols, so the words shrink and run out of pairs" + (f" (segment('abc', [('a', 'b')]) gives {seg})" * bool(_bpe_spelled(seg, 'abc')))
+            + ": a merge replaces its two symbols by one and keeps every other; a loop that builds a new list and stops at len(syms) - 1 "
+            "drops the last symbol whenever it is not merged")
+
+
+# %% ../../nbs/course_data.ipynb #a30h0803
+def _bpe_stale(seg, word:str, merges:list, first:list) -> str|None:
+    "For a segmentation `seg` of `word` with `merges` that the merges of segment's `first` call give instead: state kept between calls, named; else None."
+    if merges == first or seg == _bpe_segment(word, merges) or seg != _bpe_segment(word, first): return None
+    return (f"that is what the merges of an earlier call ({', '.join(map(str, first[:2]))}, ...) give: your segment uses merges kept from "
+            "an earlier call (ranks stored once in a default argument or a global, a table built on the first call), not the `merges` it "
+            "is given; use them, every call")
+
+def _bpe_rounds(learn_bpe):
+    "Fails with one line when `learn_bpe` makes a merge when asked for none, n_merges = 0."
+    got = learn_bpe({'ab': 2, 'abc': 1}, 0)
+    assert got == [], f"learn_bpe({{'ab': 2, 'abc': 1}}, 0) gave {got}, not []: n_merges = 0 asks for no merge; " + (
+        "yours makes one before it tests the count (a while True that checks len(merges) after the append): test it first, "
+        "for _ in range(n_merges)" if len(got) == 1 else "make n_merges merges, range(n_merges)")
+
+
 # %% ../../nbs/course_data.ipynb #a27f0801
 def _eow_story(seg, word:str, merges:list, segment=None) -> str:
     "For a segmentation `seg` with no piece ending in '</w>': the mark cut off the last piece (probed with `segment`), or never added before the merges."
@@ -122,11 +171,11 @@ _STR_REPLACE = ("merging by string replace joins symbols across their boundaries
 def _segment_mistake(seg, word:str, merges:list, segment=None) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
     if (kept := _bpe_stateful(seg, word, segment)) or not any(str(p).endswith('</w>') for p in seg):
-        return kept or _bpe_marks_out(seg, word, merges) or _eow_story(seg, word, merges, segment)
+        return kept or _bpe_marks_out(seg, word, merges) or _bpe_spelled(seg, word) or _eow_story(seg, word, merges, segment)
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
     if (order := _bpe_orders(seg, word, merges)): return f"that is {', or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
-    return _segment_trace(seg, word, merges)
+    return _bpe_spelled(seg, word) or _segment_trace(seg, word, merges)
 
 # %% ../../nbs/course_data.ipynb #a26c08x04
 def _bpe_longest(word:str, merges:list) -> list:
@@ -284,7 +333,7 @@ def check_bpe(learn_bpe, segment) -> str:
     assert odd is None, (f"learn_bpe recorded the merge {odd!r}: keep each merge as the pair of symbols it joined, "
                          "a tuple such as ('e', 's'), which a pair of adjacent symbols can be compared with")
     segment('lowest', merges)                                                    # the stub stops here
-    assert len(merges) == 10, f"learn_bpe(toy, 10) recorded {len(merges)} merges, not one per round" + _bpe_vocab_size(toy, 10, merges)
+    assert len(merges) == 10, f"learn_bpe(toy, 10) recorded {len(merges)} merges, not one per round" + (_bpe_vocab_size(toy, 10, merges) or _bpe_lost(toy, 10, merges, segment))
     want = [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'),
             ('e', 'w'), ('ew', 'est</w>'), ('n', 'ewest</w>'), ('low', '</w>'), ('d', 'est</w>')]
     bad = [(i + 1, w, m) for i, (w, m) in enumerate(zip(want, merges)) if w != m]
@@ -309,6 +358,6 @@ def check_bpe(learn_bpe, segment) -> str:
     for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')]), ('abc', [('b', 'c'), ('a', 'b')])]:
         seg, right = segment(word, ms), _bpe_segment(word, ms)                # seen, unseen, repeated pairs; a boundary
         assert isinstance(seg, list), (f"segment({word!r}) returned the string {seg!r}: return the list of its pieces, {right}" if isinstance(seg, str) else f"segment({word!r}) returned a {type(seg).__name__}, {seg!r}: return a list of its pieces, {right}, as learn_bpe's words hold them")
-        assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms, segment)}"
-    _bpe_edges(learn_bpe, segment)
+        assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_bpe_stale(list(seg), word, ms, merges) or _segment_mistake(list(seg), word, ms, segment)}"
+    _bpe_edges(learn_bpe, segment); _bpe_rounds(learn_bpe)
     return "learn_bpe and segment reproduce Sennrich et al.'s example"

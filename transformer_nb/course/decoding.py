@@ -22,14 +22,15 @@ from .checking import runs_ok, verdict
 # %% ../../nbs/course_decoding.ipynb #a26c10m1
 def _samples(step, m, src, ys) -> bool:
     """Whether `step` draws its tokens at random: with every token scored alike, five calls on the same prefixes under five
-    seeds do not all agree, or one call gives eight rows alike different tokens (a draw under a seed of its own)."""
+    seeds do not all agree, or one call gives two or more of eight rows alike other tokens than the rest (a draw under a seed
+    of its own; one row apart is a step that treats that row otherwise)."""
     flat = copy.deepcopy(m)                                                         # every score 0: an argmax is fixed, a draw is not
     flat.generator.register_forward_hook(lambda mod, inp, out: torch.zeros_like(out))
     src, ys = src[:1].repeat(8, 1), ys[:1].repeat(8, 1)                             # eight rows alike, whatever case failed
     with torch.random.fork_rng(devices=[]):
         outs = []
         for seed in range(5): torch.manual_seed(seed); outs.append(torch.as_tensor(step(flat, src, ys)).reshape(-1))
-    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:]) or (len(outs[0]) == len(ys) and len(set(outs[0].tolist())) > 1)
+    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:]) or (len(outs[0]) == len(ys) and len(v := outs[0].tolist()) - max(map(v.count, v)) > 1)
 
 _SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categorical): with every token scored alike it chose "
             "different tokens, under five seeds or for rows alike; greedy decoding takes the most probable token every time, the argmax of next_token_logits")
@@ -119,6 +120,37 @@ def _zero_d(step, m, src, ys) -> str:
                             "item() or [0] the row): keep it, argmax(-1) alone, or .squeeze(-1)")
     return ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
 
+# %% ../../nbs/course_decoding.ipynb #a30h1001
+def _greedy_rows(m, src) -> dict:
+    "Mistakes of a greedy step in which rows or ranks stand for tokens, as `_greedy_rules` gives them: PAD and BOS forbidden in row 0 alone, rows PAD_ID and BOS_ID of the batch forbidden, the second best taken when the best is PAD or BOS."
+    def ruled(y, rows, cols):                                                        # the last position's logits, rows x cols set to -inf
+        lg = m(src, y)[:, -1].clone(); lg[rows, cols] = float('-inf'); return lg.argmax(-1)
+    def second(y):                                                                   # the best, or the second when the best is PAD or BOS
+        top = m(src, y)[:, -1].topk(2, -1).indices
+        return torch.where((top[:, 0] == PAD_ID) | (top[:, 0] == BOS_ID), top[:, 1], top[:, 0])
+    return {**{f"PAD and BOS were forbidden in one row alone, the {name} (row {r}), and the other rows can choose them: an index of one row "
+               f"(scatter's index of shape (1, 2), or logits[{r}, [PAD_ID, BOS_ID]]) reaches that row only; forbid them in every row, "
+               "logits[:, [PAD_ID, BOS_ID]] = -inf, as next_token_logits does": lambda y, r=r: ruled(y, r, [PAD_ID, BOS_ID]) for r, name in ((0, 'first'), (-1, 'last'))},
+            f"rows {PAD_ID} and {BOS_ID} of the batch were forbidden, not tokens PAD and BOS (a row all -inf gives token 0): index_fill(0, ...) or "
+            "logits[[PAD_ID, BOS_ID]] indexes the batch axis; forbid the tokens on the vocabulary axis, logits[:, [PAD_ID, BOS_ID]] or index_fill(-1, ...)":
+                lambda y: ruled(y, [r for r in (PAD_ID, BOS_ID) if r < len(y)], slice(None)),
+            "PAD and BOS were ruled out after the argmax, the second best taken when the best is one of them: where both lead, the second best "
+            "is the other; forbid both before the argmax, next_token_logits(logits).argmax(-1)": second}
+
+def _sizes_slip(step, m, src, ys, case:str, e:Exception) -> Exception:
+    "For a RuntimeError `e` of your step: one that a batch of one, or a source as long as the prefix, does not raise, named (an AssertionError); else `e`."
+    B, S, t = len(ys), src.shape[1], ys.shape[1]
+    if B > 1 and runs_ok(step, m, src[:1], ys[:1]):
+        return AssertionError(f"{case}: raised RuntimeError ({e}) on a batch of {B} and runs on one row: your step lines the batch axis up with "
+                              "another (a source mask of shape (B, 1, S) meets the scores (B, h, t, S) at the heads' axis; pad_mask(src) is "
+                              "(B, 1, 1, S)); or call model(src, ys), which builds its masks")
+    if t != S and runs_ok(step, m, src[:, :t] if S >= t else F.pad(src, (0, t - S), value=PAD_ID), ys):
+        return AssertionError(f"{case}: raised RuntimeError ({e}) with sources of {S} tokens and prefixes of {t}, and runs when both have {t}: "
+                              "the source's length and the prefix's are mixed up (a source mask made from ys, pad_mask(ys), where the "
+                              "cross-attention's keys are the source's, pad_mask(src)); or call model(src, ys), which builds its masks")
+    return e
+
+
 # %% ../../nbs/course_decoding.ipynb #a29m1003
 def _forbidden(step, m, src, ys) -> str|None:
     """Which of PAD, BOS and EOS your `step` never chooses, each scored highest in turn on a copy of `m`, when that is not PAD and BOS
@@ -163,8 +195,12 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
         e.tgt_emb.register_forward_pre_hook(lambda mod, inp: seen.append(inp[0]))
         e.generator.register_forward_hook(lambda mod, inp, out, at=at: out + 100. * _read_tokens(seen[-1], out, at))
     models = (m, mixed, lifted, *echoes)                         # a rule that matches `m` by chance seldom matches the others
-    mine = [[torch.as_tensor(step(mm, src, y)).reshape(-1) for y in probes] for mm in models]
-    rules = [_greedy_rules(mm, src) | _greedy_more(mm, src) | _greedy_extra(mm, src) for mm in models]
+    try: mine = [[torch.as_tensor(step(mm, src, y)).reshape(-1) for y in probes] for mm in models]
+    except RuntimeError as e:                                    # a step that fails on longer prefixes: the lengths it mixes up, named
+        y = next((y for y in probes if not runs_ok(step, m, src, y)), probes[-1])
+        if isinstance(err := _sizes_slip(step, m, src, y, f"and on prefixes of {y.shape[1]} tokens", e), AssertionError): return str(err)
+        raise
+    rules = [_greedy_rules(mm, src) | _greedy_more(mm, src) | _greedy_extra(mm, src) | _greedy_rows(mm, src) for mm in models]
     for k, hint in enumerate(rules[0]):
         if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, r[hint](y))
                                                      for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
@@ -222,18 +258,24 @@ def _step_shape(step, m, src, ys, got) -> str:
                 f"model(src, ys)[:, -1], and return a token for each of the {B} rows")
     if tuple(got.shape) == (B, V) and got.is_floating_point():
         return f": that is a score for every token of the vocabulary, (B, V) = ({B}, {V}); the next token is the most probable one, their argmax(-1)"
-    if tuple(got.shape) != (B, t): return ''
+    if tuple(got.shape) != (B, t): return _row_pairs(B, got)
     try: longer = tuple(torch.as_tensor(step(m, src, torch.cat([ys, ys[:, -1:]], 1))).shape)   # one token more in each prefix
     except Exception: return ''
     return (": a token for every position of the prefix, (B, t), an argmax at each: the next token comes from the last position "
-            "alone, model(src, ys)[:, -1]") if longer == (B, t + 1) else ''
+            "alone, model(src, ys)[:, -1]") if longer == (B, t + 1) else _row_pairs(B, got)
+
+def _row_pairs(B:int, got) -> str:
+    "For an output (B, B): each row's position read with an index of B positions, which picks them for every row, named; else ''."
+    return '' if B < 2 or tuple(got.shape) != (B, B) else (
+        f": a token for every pair of rows, ({B}, {B}): an index of B positions, logits[:, idx], picks each row's position for every row; "
+        "pick one per row, logits[torch.arange(B), idx], or the last, [:, -1], every prefix being as long")
 
 # %% ../../nbs/course_decoding.ipynb #a31h1001
 def _step_call(step, m, src, ys, case:str):
     "Your `step(m, src, ys)`, an error of a usual slip named: .item() on a batch, a prefix of one token, next_token_logits given other logits, Hugging Face's .logits."
     try: return step(m, src, ys)
     except RuntimeError as e:
-        if 'converted to Scalar' not in str(e) or len(ys) < 2: raise
+        if 'converted to Scalar' not in str(e) or len(ys) < 2: raise _sizes_slip(step, m, src, ys, case, e) from None
         raise AssertionError(f"{case}: raised RuntimeError ({e}): .item() makes one Python number, and a batch has a token per row; "
                              f"return the tensor of token ids, shape (B,) = ({len(ys)},), without .item()") from None
     except IndexError as e:

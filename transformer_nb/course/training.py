@@ -18,8 +18,8 @@ from ..lib.machine import rounding_tol
 from .checking import call_kept, verdict
 
 # %% ../../nbs/course_training.ipynb #a27f0901
-def _factor(k:float, d:int, w:int|None=None) -> str:
-    "Why a rate is `k` times noam_lr's at every step: a power of d_model, a power of warmup, or a constant in front."
+def _factor(k:float, d:int, w:int|None=None, fn=None) -> str:
+    "Why a rate is `k` times noam_lr's at every step: a power of d_model, a power of warmup, or a constant in front (unless `fn` goes as another power of d_model)."
     if w and math.isclose(k, (d * w) ** 0.5, rel_tol=1e-9):                         # 1 over the peak rate
         return ("that is d_model ** 0.5 * warmup ** 0.5, 1 over the peak rate: yours is 1 at the peak, a multiplier (what LambdaLR's lambda "
                 "returns, times the optimiser's base rate); return the rate itself, d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)")
@@ -29,8 +29,20 @@ def _factor(k:float, d:int, w:int|None=None) -> str:
         return (f"{k:.4g} = warmup ** {round(2 * ew) / 2:g}: " + ("a rise of step / warmup reaches d_model ** -0.5 at the peak; the paper's peak is "
                 "d_model ** -0.5 * warmup ** -0.5, with the warm-up term step * warmup ** -1.5" if round(2 * ew) == 1 else
                 "check the powers of warmup: lrate = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)"))
+    if fn is not None and w and (p := _d_power(fn, d, w)): return p
     return (f"a constant factor {k:.4g} in front (The Annotated Transformer's `factor`?): the paper's lrate = d_model ** -0.5 * "
             "min(step ** -0.5, step * warmup ** -1.5) has no other")
+
+def _d_power(fn, d:int, w:int) -> str:
+    "The power of d_model that `fn`'s peak goes as, when not the paper's -0.5, named (d_model ** -1/2, Python's precedence, first); else ''."
+    try: r, p = float(fn(w, d, w)), math.log(float(fn(w, 2 * d, w)) / float(fn(w, d, w))) / math.log(2)   # the peak, and its power of d_model
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError): return ''
+    if abs(p + 0.5) < 1e-6 or abs(2 * p - round(2 * p)) > 1e-6: return ''
+    p, c = round(2 * p) / 2, r / (d ** (round(2 * p) / 2) * w ** -0.5)
+    return (f"your rate goes as d_model ** {p:g}" + f" (times {c:.3g})" * (abs(c - 1) > 1e-6) + ", the paper's as d_model ** -0.5" + (
+        ": in Python d_model ** -1/2 is (d_model ** -1) / 2, since ** binds tighter than / (and than the minus); write d_model ** -0.5"
+        if p == -1 and abs(c - 0.5) < 1e-6 else ": sqrt(d_model) divides the rate, it does not multiply it" if p == 0.5 else
+        ": check the power of d_model, lrate = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)"))
 
 def _fixed_peak(fn) -> str:
     "For a rate a constant times noam_lr's: a peak that is one number, not 1, whatever d_model and warmup (a fixed base rate), named; else ''."
@@ -166,6 +178,27 @@ def _schedule_defaults(fn):
                                                              f"keep the stub's defaults, d_model=512 and warmup={WARMUP} (the base model's)")
 
 
+# %% ../../nbs/course_training.ipynb #a30h0901
+def _schedule_half(fn, d:int, w:int, s:int, got:float) -> str:
+    "A rate with d_model ** -0.5 on the decay term alone (the warm-up term without it, the smaller only early on), named; else ''."
+    same, T = (lambda a, b: math.isclose(a, b, rel_tol=1e-9)), 100 * w
+    if not (0 < s <= w and same(got, s * w ** -1.5) and same(float(fn(T, d, w)), d ** -0.5 * T ** -0.5)): return ''
+    return (f"the factor d_model ** -0.5 multiplies the decay term alone: the warm-up term step * warmup ** -1.5 without it is d_model ** 0.5 "
+            f"= {d ** 0.5:.3g} times too large, so min() switches to the decay near step {w * d ** (-1 / 3):.0f}, before the peak at warmup = {w}; "
+            "the factor multiplies the min of both, d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)")
+
+def _stale_rate(fn, d:int, w:int, s:int, got:float) -> str:
+    "A rate that is an earlier call's at the same step (d_model=512, warmup=WARMUP), while steps not asked before are right: rates kept between calls, named; else ''."
+    same = lambda a, b: math.isclose(a, b, rel_tol=1e-9)
+    if (d, w) == (512, WARMUP) or not same(got, noam_lr(s, 512, WARMUP)): return ''
+    try:
+        if not all(same(float(fn(t, d, w)), noam_lr(t, d, w)) for t in (3, 7)): return ''   # steps no case asks
+    except Exception: return ''
+    return (f"it is an earlier call's rate at step {s} (d_model=512, warmup={WARMUP}), while at steps not asked before, 3 and 7, yours uses "
+            f"d_model={d} and warmup={w}: your function keeps rates between calls (a cache keyed by the step alone, in a default argument or "
+            "a global); key it by all three arguments (functools.lru_cache does) or keep none")
+
+
 # %% ../../nbs/course_training.ipynb #a26c0905
 def _linear(fn, d:int, w:int) -> bool:
     "Whether `fn` falls in a straight line after the peak: its rates at warmup, 1.5 warmup and 2 warmup on one line, falling."
@@ -193,11 +226,11 @@ def check_schedule(fn) -> bool:
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
                         _warm_start(fn, d, w) if s == 0 else
                         rounded if (rounded := _rounded(fn, d, w)) else "the rate is 0 in the warm-up: an integer division (step // warmup) rounds step / warmup down to 0; divide with /" if got == 0 and s < w else
-                        f"it is the rate for d_model=512, warmup={WARMUP}: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, WARMUP)) else
+                        (_stale_rate(fn, d, w, s, got) or f"it is the rate for d_model=512, warmup={WARMUP}: use the arguments `d_model` and `warmup`") if same(got, noam_lr(s, 512, WARMUP)) else
                         f"it is the rate for warmup={WARMUP}: use the argument `warmup`" if same(got, noam_lr(s, d, WARMUP)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
-                        f"it is {got / want:.4g} times the right rate at every step: {_fixed_peak(fn) or _factor(got / want, d, w)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
-                        shape if s < w and (shape := _schedule_early(fn, d, w, s)) else slip if (slip := _schedule_slip(fn, d, w, s, got)) else
+                        f"it is {got / want:.4g} times the right rate at every step: {_fixed_peak(fn) or _factor(got / want, d, w, fn)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
+                        shape if s < w and (shape := _schedule_early(fn, d, w, s)) else slip if (slip := _schedule_half(fn, d, w, s, got) or _schedule_slip(fn, d, w, s, got)) else
                         "after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5: the decay term is never the smaller; "
                         "check its exponent, step ** -0.5 (a root that falls)" if s > w and same(got, d ** -0.5 * s * w ** -1.5) else
                         "after the peak your rate falls in a straight line (as a linear-decay scheduler's does); the paper's falls as the inverse "
@@ -206,6 +239,38 @@ def check_schedule(fn) -> bool:
                         "after the peak the rate falls as d_model ** -0.5 * step ** -0.5")
                 raise AssertionError(f"{case}: got {got:.4g}, expected {want:.4g}; {hint}" + (_schedule_law(fn, d, w, s) if hint[:5] in ('in wa', 'after') else ''))
     return verdict(fn, lambda: (_schedule_class(fn), cases(), _schedule_defaults(fn)), "your schedule equals noam_lr at step 0, in warm-up, at the peak and in the decay, for three sizes of model and warm-up")
+
+# %% ../../nbs/course_training.ipynb #a30h0903
+def _smoothing_index(logits, t, eps:float, got) -> str:
+    "A loss whose 1 - eps went, at every position, to every token that is some position's target (q[..., target] with the whole target), named; else ''."
+    V, lp, keep = logits.shape[-1], logits.log_softmax(-1), t != PAD_ID
+    hit = torch.isin(torch.arange(V), t)                                              # (V,): the tokens that are some position's target
+    for q in (eps / V + (1 - eps) * hit.to(lp.dtype), torch.where(hit, 1 - eps, eps / V)):   # added (+=) or set (=)
+        v = -(q * lp).sum(-1)[keep].mean()
+        if abs(float(got) - float(v)) <= rounding_tol(v, V + t.numel()):
+            return ("likely the reference's 1 - eps given, at every position, to every token that is the target of some position: q[..., target] "
+                    "(or q[:, target]) with the whole target indexes the vocabulary for the batch at once; give each position its own reference, "
+                    "q.scatter_add_(-1, target[..., None], ...) or F.one_hot(target, V)")
+    return ''
+
+def _q_axis(a:float, b:float, eps:float, t, V:int=11) -> str:
+    "For a loss (1 - eps) NLL + b U on logits (*t.shape, V): eps spread as eps / n, n the size of another axis, named; else ''."
+    if not eps or b <= 0 or abs(a - (1 - eps)) > 1e-4: return ''
+    n, axis = eps * V / b, next((i for i, k in enumerate(t.shape) if abs(eps * V / b - k) < 1e-3 and k != V), None)
+    return '' if axis is None else (f"; so your q gives each token eps / {round(n)}: {round(n)} is the size of axis {axis} of the logits "
+                                    f"{(*t.shape, V)}, not the vocabulary's, V = {V}, the last axis: V = logits.shape[-1]")
+
+def _flat_logits(fn, logits, t):
+    "Fails with one line when your loss, right on (B, T, V) logits, is not on the same logits flattened to (N, V), as F.cross_entropy takes them."
+    lg, y = logits.reshape(-1, logits.shape[-1]), t.reshape(-1)
+    case, want = f"eps=0.1, 2-d logits {tuple(lg.shape)}, (N, V) as F.cross_entropy takes them, padded targets", label_smoothing_loss(lg, y, 0.1)
+    try: got = torch.as_tensor(fn(lg, y, 0.1)).detach().float()
+    except Exception as e:
+        raise AssertionError(f"{case}: your loss raised {type(e).__name__} ({e}), and is right on (B, T, V) logits: take the vocabulary as the last "
+                             "axis and leave the leading axes as they come (log_softmax(-1), target[..., None]); logits.transpose(1, 2) fits 3-d logits only") from None
+    assert got.numel() == 1 and abs(got - want) <= rounding_tol(want, 2 * lg.shape[-1] + y.numel()), \
+        f"{case}: got {got.flatten()[0].item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(lg, y, 0.1, got.flatten()[0], fn)}"
+
 
 # %% ../../nbs/course_training.ipynb #a26c0908
 def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
@@ -246,7 +311,7 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
             f"that is The Annotated Transformer's label smoothing as its code computes it (KLDivLoss): eps / (V - 2) on each token but the reference and PAD, less the constant H(q); {other}": (ann - h_ann)[keep].mean(),
             "likely PAD's column of q set to 0 (as The Annotated Transformer does): PyTorch's q gives eps / V to every token, PAD included, and sums to 1; yours gives PAD nothing and sums to 1 - eps / V": (ls + eps / V * lp[..., PAD_ID])[keep].mean()}
     return next((h for h, v in seen.items() if abs(got - v) < 1e-5),
-                _smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference")
+                _smoothing_index(logits, t, eps, got) or (_smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference"))
 
 # %% ../../nbs/course_training.ipynb #a27f0903
 def _q_sum(a:float, b:float, eps:float, V:int) -> str:
@@ -290,7 +355,7 @@ def _smoothing_fit(fn, t, eps:float) -> str:
     if (A @ ab - y).abs().max() > 1e-4: return _smoothing_positions(fn, t, eps) or f"likely q is wrong, or positions are counted otherwise: {ingredients}"
     a, b = ab.tolist()
     return (f"your loss is {a:.4g} x NLL + {b:.4g} x U, for eps={eps} it must be (1 - eps) = {1 - eps:g} x NLL + eps = {eps:g} x U "
-            f"(NLL = -log p_y, U = the mean of -log p_i over the vocabulary, each averaged over the non-pad positions)" + _q_sum(a, b, eps, 11))
+            f"(NLL = -log p_y, U = the mean of -log p_i over the vocabulary, each averaged over the non-pad positions)" + (_q_axis(a, b, eps, t) or _q_sum(a, b, eps, 11)))
 
 # %% ../../nbs/course_training.ipynb #a33h0901
 def _not_one_number(case:str, raw) -> str:
@@ -356,4 +421,4 @@ def check_label_smoothing(fn) -> bool:
         assert abs(got - want) <= rounding_tol(want, 2 * 11 + low.numel()), f"eps=0.1, no target of the last id: {_smoothing_mistake(logits, low, 0.1, got, fn)}"
         assert getattr(fn(logits.clone().requires_grad_(), target, 0.1), 'requires_grad', False), ("eps=0.1, logits that require grad: your loss does "
             "not, so loss.backward() cannot reach the model: it was computed under torch.no_grad() or from detached logits (.detach(), .data); compute it from the logits as they come")
-    return verdict(fn, cases, "your loss equals label_smoothing_loss, PyTorch's label-smoothed cross-entropy, for eps = 0, 0.1 and 0.3, with and without padding")
+    return verdict(fn, lambda: (cases(), _flat_logits(fn, logits, padded)), "your loss equals label_smoothing_loss, PyTorch's label-smoothed cross-entropy, for eps = 0, 0.1 and 0.3, with and without padding")
