@@ -19,7 +19,8 @@ twenty-first's fixes for notebooks 00 to 07 alone, under 'twenty-third', a twent
 after the twenty-third's fixes for notebooks 00 to 07 alone, under 'twenty-fourth', and a twenty-fifth, written blind by one more
 writer after the twenty-second's fixes for notebooks 08 to 14 alone, under 'twenty-fifth', a twenty-sixth, written blind by one more
 writer after the twenty-fourth's fixes for notebooks 00 to 07 alone, under 'twenty-sixth', and a twenty-seventh, written blind by one
-more writer after the twenty-fifth's fixes for notebooks 08 to 14 alone, under 'twenty-seventh'. In each
+more writer after the twenty-fifth's fixes for notebooks 08 to 14 alone, under 'twenty-seventh', and a twenty-ninth, written blind by one
+more writer after the twenty-sixth's and twenty-seventh's fixes for notebooks 04 to 07 alone, under 'twenty-ninth'. In each
 table ('first_run', 'after') of each measurement the five kinds of verdict add up to the answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
 of answers gives each table's counts."""
 import json
@@ -36,14 +37,16 @@ RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth
         'nineteenth': DATA['nineteenth'], 'twentieth': DATA['twentieth'], 'twenty-first': DATA['twenty-first'],
         'twenty-second': DATA['twenty-second'], 'twenty-third': DATA['twenty-third'],
         'twenty-fourth': DATA['twenty-fourth'], 'twenty-fifth': DATA['twenty-fifth'],
-        'twenty-sixth': DATA['twenty-sixth'], 'twenty-seventh': DATA['twenty-seventh']}
+        'twenty-sixth': DATA['twenty-sixth'], 'twenty-seventh': DATA['twenty-seventh'],
+        'twenty-ninth': DATA['twenty-ninth']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]
 PART = {'seventeenth': PAPER[:8], 'eighteenth': PAPER[8:],
         'nineteenth': PAPER[:8], 'twentieth': PAPER[8:], 'twenty-first': PAPER[:8], 'twenty-second': PAPER[8:],
         'twenty-third': PAPER[:8], 'twenty-fourth': PAPER[:8], 'twenty-fifth': PAPER[8:],
-        'twenty-sixth': PAPER[:8], 'twenty-seventh': PAPER[8:]}   # a measurement of some notebooks only: the paper notebooks it has rows for
+        'twenty-sixth': PAPER[:8], 'twenty-seventh': PAPER[8:],
+        'twenty-ninth': PAPER[4:8]}   # a measurement of some notebooks only: the paper notebooks it has rows for
 BOTH = [(run, table) for run in RUNS for table in TABLES]
 LATER = [run for run in RUNS if run != 'first']
 
