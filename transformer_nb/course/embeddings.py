@@ -136,7 +136,7 @@ def _emb_call(mine, t, case:str):
     try: return mine(t)
     except RuntimeError as e:
         vocab, d = (mine.E if isinstance(getattr(mine, 'E', None), torch.Tensor) else next(mine.parameters())).shape
-        if runs_ok(mine, top := t.clone().index_fill_(1, torch.tensor([0]), vocab - 1)):   # the same ids, the largest vocab - 1
+        if runs_ok(mine, t.clone().index_fill_(1, torch.tensor([0]), vocab - 1)):   # the same ids, the largest vocab - 1
             raise AssertionError(f"{case}: forward raised RuntimeError ({str(e)[:60]}) on ids up to {t.max().item()}, and runs once the ids reach vocab - 1 = {vocab - 1}: "
                 "a width taken from the ids, F.one_hot(tokens) (max id + 1 columns unless num_classes= is given) or tokens.max() + 1; "
                 "the table has vocab rows whatever ids a batch holds: F.one_hot(tokens, num_classes=vocab), or index E[tokens]") from None
