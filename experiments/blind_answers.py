@@ -358,7 +358,6 @@ SETS = {
               ('first_run', '06_model', 'nn.Dropout1d: whole positions dropped, not single features'): 'misleading',
               ('first_run', '06_model', 'the source mask (B, S) without its head and query axes'): 'generic',
               ('first_run', '06_model', "the FFN sub-layer fed the layer's input, not the attention sub-layer's output"): 'generic',
-              ('first_run', '06_model', 'the tied count with 16,000, the untied one with 16,384'): 'generic',
               ('first_run', '07_why_self_attention', 'the mask inverted in torch.where: the padded rows kept, the real ones -inf'): 'misleading',
               ('first_run', '07_why_self_attention', 'the queries windowed and the keys not: the band transposed'): 'generic',
               ('first_run', '07_why_self_attention', "the mask from query 0's window (arange(-w, w + 1) < 0) for every query"): 'generic',

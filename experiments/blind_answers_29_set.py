@@ -360,7 +360,7 @@ def parsing_counts():
     with torch.device('meta'): tied = count_params(Transformer(cfg))
     return tied, tied + 2 * 16000 * 1024"""
 A(nb, 'parsing_counts', None, PC)
-A(nb, 'parsing_counts', 'the tied count with 16,000, the untied one with 16,384', R(PC, 'tied + 2 * 16000 * 1024', 'tied + 2 * 16384 * 1024 + 3 * 384 * 1024'))
+A(nb, 'parsing_counts', 'the tied count with 16,000, the untied one with 16,384', R(PC, 'tied + 2 * 16000 * 1024', 'tied + 384 * 1024 + 2 * 16384 * 1024'))
 A(nb, 'parsing_counts', 'd_k = d_v = 64 kept from the base model (h = 8): the attention narrowed', R(PC,
     'tgt_vocab=16000)', 'tgt_vocab=16000, d_k=64, d_v=64)'))
 A(nb, 'parsing_counts', 'learned positions (pos=\'learned\'): max_len x d_model more per table', R(PC,
