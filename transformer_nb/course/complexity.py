@@ -130,6 +130,7 @@ def _window_masks(y, q, k, v, r:int) -> str|None:
                 "torch.arange(-(r // 2), r // 2 + 1), then (j < 0) | (j >= n)")
     return None
 
+# %% ../../nbs/course_complexity.ipynb #a29c0703
 def _huge_scores(y, ref) -> str:
     "Why the output for scores of -40,000 differs from masked attention's: NaN or inf (exp without the max subtracted), or a finite fill that beats them."
     case = "n=10, r=3, every score -40,000 (q of 100s, k of -100s)"

@@ -50,17 +50,6 @@ def _pe_width(th0:float, slope:float, d:int) -> str:
     return (f"your pair i turns by 10000^(-2i / {D}) per position: a width of {D} is written in where d_model = {d} belongs; "
             "read it from the argument, pos / 10000^(2i/d_model)")
 
-def _pe_rate(th0:float, slope:float, n:int, d:int) -> str:
-    "If the positions run evenly from 0 to n or to 1 (linspace), or pair i turns by B^(-2i/d) with another base B (slope not whole): that named; else ''."
-    L = th0 * (n - 1)                                                             # the last position, if the angles are L/(n - 1) * pos * w_i
-    if abs(slope - 2) < 1e-2 and abs(th0 - 1) > 1e-3 and n > 2 and any(abs(L - e) < 1e-3 for e in (n, 1)):
-        return (f"every pair turns {th0:.4g} times as fast as the formula's: your n = {n} positions run evenly from 0 to {round(L)}, {th0:.4g} apart "
-                f"(torch.linspace(0, {round(L)}, n)); the positions are 0, 1, ..., n - 1, one apart: torch.arange(n)")
-    if abs(th0 - 1) > 1e-3 or abs(slope - round(slope)) < 1e-2: return ""
-    B = 10000 ** (slope / 2)
-    return (f"your pair i turns by {B:.6g}^(-2i/d_model) per position: the base is {B:.6g}, not 10000"
-            + (" (10e4 is 10 x 10^4 = 100000; 10000 is 1e4)" if abs(B / 1e5 - 1) < 1e-3 else "") + "; angle pos / 10000^(2i/d_model)")
-
 def _pe_regrouped(pe, n:int, d:int) -> str:
     "If `pe` is the sines and cosines stacked on a new first axis, (2, n, d/2), then reshaped to (n, d): that named, else ''."
     ang = torch.arange(n, dtype=torch.float64)[:, None] / 10000 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
@@ -80,6 +69,18 @@ def _pe_angles(pe, n:int, d:int) -> str:
         return ("your angles are the (d_model/2, n) table, frequency by position, reshaped to (n, d_model/2): reshape keeps the memory order, it does not "
                 "transpose, so each row mixes positions; make the angles (n, d_model/2) directly, pos[:, None] / 10000^(2i/d_model), or transpose them (.T)")
     return ""
+
+# %% ../../nbs/course_positional.ipynb #a29p0501
+def _pe_rate(th0:float, slope:float, n:int, d:int) -> str:
+    "If the positions run evenly from 0 to n or to 1 (linspace), or pair i turns by B^(-2i/d) with another base B (slope not whole): that named; else ''."
+    L = th0 * (n - 1)                                                             # the last position, if the angles are L/(n - 1) * pos * w_i
+    if abs(slope - 2) < 1e-2 and abs(th0 - 1) > 1e-3 and n > 2 and any(abs(L - e) < 1e-3 for e in (n, 1)):
+        return (f"every pair turns {th0:.4g} times as fast as the formula's: your n = {n} positions run evenly from 0 to {round(L)}, {th0:.4g} apart "
+                f"(torch.linspace(0, {round(L)}, n)); the positions are 0, 1, ..., n - 1, one apart: torch.arange(n)")
+    if abs(th0 - 1) > 1e-3 or abs(slope - round(slope)) < 1e-2: return ""
+    B = 10000 ** (slope / 2)
+    return (f"your pair i turns by {B:.6g}^(-2i/d_model) per position: the base is {B:.6g}, not 10000"
+            + (" (10e4 is 10 x 10^4 = 100000; 10000 is 1e4)" if abs(B / 1e5 - 1) < 1e-3 else "") + "; angle pos / 10000^(2i/d_model)")
 
 # %% ../../nbs/course_positional.ipynb #a26r0027
 def _pe_drawn(fn, pe, n:int, d:int) -> str:
