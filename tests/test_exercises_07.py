@@ -546,6 +546,10 @@ _T29 = {   # label: (the exercise, the answer's code, what its message must say)
         "subtract each query's largest score first"),
     'unfold without padding: the first and last w queries output 0': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: t.unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q[..., w:n - w, :], win(k)) / q.shape[-1] ** 0.5\n    return F.pad(torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v)), (0, 0, w, w))",
         'your keys were unfolded without padding'),
+    '(a variant) mask offsets o > 0': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(-w, w + 1)\n    s = s.masked_fill((j > 0), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'your mask is one row for every query'),
+    '(a variant) hand softmax exp/sum': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', (s.exp() / s.exp().sum(-1, keepdim=True)), win(v))",
+        "subtract each query's largest score first"),
 }
 
 @pytest.mark.parametrize('label', list(_T29))

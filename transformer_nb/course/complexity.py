@@ -119,14 +119,16 @@ def _window_masks(y, q, k, v, r:int) -> str|None:
     n, w = q.shape[-2], r // 2
     o = torch.arange(-w, w + 1); j = torch.arange(n)[:, None] + o                   # slot t of query i: key j = i + o
     tol = rounding_tol(q @ k.mT / q.shape[-1] ** 0.5, q.shape[-1]) * v.abs().max().item() + rounding_tol(v, 2 * w + 1)
+    pad = (j < 0) | (j >= n)                                                        # the padded slots
     like = lambda hide: torch.allclose(y, _masked_window(q, k, v, w, hide), rtol=0, atol=tol, equal_nan=True)
-    if w and like(~((j < 0) | (j >= n))):
+    if w and like(~pad):
         return ("your mask is inverted: the real keys get -inf and the padded slots keep their scores, so a query away from the ends has no "
                 "key left (NaN) and one near an end averages padded zeros; torch.where(cond, a, b) takes a where cond is True: "
                 "torch.where(pad, -inf, s), or s.masked_fill(pad, -inf)")
-    if w and n > 2 * w + 1 and like(((o < 0) | (o >= n)).expand(n, -1)):
-        return ("your mask is one row for every query, made from the window's offsets o = -(r // 2) .. r // 2 alone: every query loses the "
-                "keys before it, and the padded slots past the last key stay in; a slot's key is i + o: j = torch.arange(n)[:, None] + "
+    rows = [torch.tensor([b >> u & 1 for u in range(2 * w + 1)], dtype=torch.bool) for b in range(1, 2 ** (2 * w + 1) - 1)] if w <= 3 else []
+    if w and n > 2 * w + 1 and any(like(row.expand(n, -1)) and not like(row | pad) for row in [(o < 0) | (o >= n), *rows]):
+        return ("your mask is one row for every query, made from the window's offsets o = -(r // 2) .. r // 2 alone (arange(-w, w + 1) < 0, say): "
+                "every query loses the same slots, and the padded slots past the ends stay in; a slot's key is i + o: j = torch.arange(n)[:, None] + "
                 "torch.arange(-(r // 2), r // 2 + 1), then (j < 0) | (j >= n)")
     return None
 

@@ -347,7 +347,7 @@ def _enc_causal(m, y, s, t) -> str|None:
             "decoder's self-attention hides later positions; the encoder's mask is pad_mask(src) alone")
 
 # %% ../../nbs/course_model.ipynb #a29s0603
-def _mask_rank(fn, m, e:RuntimeError, s, t) -> str|None:
+def _mask_rank(fn, m, e:RuntimeError|None, s, t) -> str|None:
     "If `fn` hands an attention of `m` a mask with fewer axes than its scores (B, h, n_q, n_k), a (B, S) one say: that named, else None."
     g, masks = _refusing(m), []
     for l in [*g.encoder, *g.decoder]:
@@ -358,9 +358,10 @@ def _mask_rank(fn, m, e:RuntimeError, s, t) -> str|None:
     except Exception: pass
     bad = next((k for k in masks if isinstance(k, torch.Tensor) and k.dim() < 4), None)
     if bad is None: return None
-    return (f"my_forward raised RuntimeError ({str(e).splitlines()[0][:80]}): a mask of shape {tuple(bad.shape)} reached an attention, whose "
-            "scores are (B, h, n_q, n_k): broadcasting lines a mask's axes up from the right, so a (B, S) mask meets (n_q, n_k) and its B "
-            "the queries; pad_mask(src) gives (B, 1, 1, S) and make_tgt_mask(tgt) (B, 1, T, T), each axis in its place")
+    return ((f"my_forward raised RuntimeError ({str(e).splitlines()[0][:80]}): " if e is not None else "") + f"a mask of shape {tuple(bad.shape)} reached an "
+            "attention, whose scores are (B, h, n_q, n_k): broadcasting lines a mask's axes up from the right, so the B of a (B, S) mask meets the "
+            "queries, and that of a (B, 1, S) one the heads (it runs only when B = h); pad_mask(src) gives (B, 1, 1, S) and make_tgt_mask(tgt) "
+            "(B, 1, T, T), each axis in its place")
 
 # %% ../../nbs/course_model.ipynb #a26c06m1
 def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
@@ -674,7 +675,7 @@ def check_forward(fn) -> str:
             "target with BOS, without its last token); use it as it is, every position" if tuple(getattr(y, 'shape', ()))[:2] == (t.shape[0], t.shape[1] - 1) else "")
         assert y.dtype == ref.dtype, f"my_forward's logits are {y.dtype}, the model's {ref.dtype}: return model.generator(y) as it is (no .double(), .float() or .half())"
         if (err := (y - ref).abs().max().item()) > _logit_tol(ref, m, s, t):
-            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
+            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_mask_rank(fn, m, None, s, t) or _output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
     return f"{fn.__name__} computes Transformer.forward"
 
 # %% ../../nbs/course_model.ipynb #a26c06h11

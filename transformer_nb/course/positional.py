@@ -309,6 +309,12 @@ def _bias_squeezed(b, h:int, n_q:int, n_k:int) -> str:
     return (f": the axis of {', '.join(ones)} is gone: .squeeze() without a dim drops every axis of size 1, and h, n_q or n_k can be 1; "
             "return (h, n_q, n_k) always, or squeeze only the axis you added, squeeze(dim)")
 
+def _bias_same(call, shape) -> str:
+    "If forward gives a bias of one shape, `shape`, whatever n_q and n_k: kept from the first call, named; else ''."
+    if {tuple(getattr(call(a, b), 'shape', ())) for a, b in ((4, 4), (3, 6), (6, 2))} != {tuple(shape)}: return ""
+    return (f": forward gives {tuple(shape)} whatever n_q and n_k: a bias kept from the first call (self.b set once, or a cache not keyed "
+            "by the sizes); compute it for the n_q and n_k of each call")
+
 def _bias_fresh(rb, table) -> None:
     "Fail, naming it, if forward(3, 3) stays the same when the table changes: a bias kept from an earlier call."
     kept = table.detach().clone(); before = rb(3, 3).detach().clone()
@@ -339,7 +345,7 @@ def check_relative_bias(RelativeBias) -> str:
                                  "clamp(j - i, -K, K), then add K") from None
     for n_q, n_k in sizes:
         assert tuple(call(n_q, n_k).shape) == (h, n_q, n_k), (f"forward({n_q}, {n_k}) has shape {tuple(rb(n_q, n_k).shape)}; expected (h, n_q, n_k) = {(h, n_q, n_k)}"
-            + (_bias_squeezed(call(n_q, n_k), h, n_q, n_k) or _bias_args(call, table, K) or (f": yours is {axes} (forward(2, 5) has shape {tuple(call(2, 5).shape)}); permute the axes to (h, n_q, n_k)"
+            + (_bias_squeezed(call(n_q, n_k), h, n_q, n_k) or _bias_same(call, call(n_q, n_k).shape) or _bias_args(call, table, K) or (f": yours is {axes} (forward(2, 5) has shape {tuple(call(2, 5).shape)}); permute the axes to (h, n_q, n_k)"
                if (axes := shape_axes(call(2, 5).shape, dict(h=h, n_q=2, n_k=5))) else {(h, 2, 2): ": the key axis has n_q entries: j - i takes j from "
                "the keys, torch.arange(n_k), and i from the queries, torch.arange(n_q)", (h, 5, 5): ": the query axis has n_k entries: j - i takes i "
                "from the queries, torch.arange(n_q), and j from the keys, torch.arange(n_k)", (1, h, 2, 5): ": a leading axis of 1, (1, h, n_q, n_k), as Hugging "
