@@ -302,6 +302,7 @@ def _bias_first(rb, K:int) -> None:
                              "a width taken from the offsets, F.one_hot(idx) (max + 1 columns unless num_classes= is given); the table has 2K + 1 rows "
                              "whatever offsets a call holds: F.one_hot(idx, num_classes=2 * K + 1), or index table[idx]") from None
 
+# %% ../../nbs/course_positional.ipynb #a29p0503
 def _bias_squeezed(b, h:int, n_q:int, n_k:int) -> str:
     "If `b` is (h, n_q, n_k) with its axes of size 1 dropped (a bare squeeze()): that named, else ''."
     ones = [f"{a} = 1" for a, s in zip(('h', 'n_q', 'n_k'), (h, n_q, n_k)) if s == 1]
