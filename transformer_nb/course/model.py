@@ -348,7 +348,7 @@ def _enc_causal(m, y, s, t) -> str|None:
 
 # %% ../../nbs/course_model.ipynb #a29s0603
 def _mask_rank(fn, m, e:RuntimeError|None, s, t) -> str|None:
-    "If `fn` hands an attention of `m` a mask with fewer axes than its scores (B, h, n_q, n_k), a (B, S) one say: that named, else None."
+    "If `fn` hands an attention of `m` a batch's mask with fewer axes than its scores (B, h, n_q, n_k), a (B, S) one say: that named, else None."
     g, masks = _refusing(m), []
     for l in [*g.encoder, *g.decoder]:
         for a in (l.self_attn, *([l.cross_attn] if hasattr(l, 'cross_attn') else [])):
@@ -356,7 +356,8 @@ def _mask_rank(fn, m, e:RuntimeError|None, s, t) -> str|None:
     try:
         with torch.no_grad(): fn(g, s, t)
     except Exception: pass
-    bad = next((k for k in masks if isinstance(k, torch.Tensor) and k.dim() < 4), None)
+    batch = [pad_mask(s), pad_mask(t), pad_mask(t) & causal_mask(t.shape[1])]        # the masks with a batch axis: a (T, T) causal one broadcasts
+    bad = next((k for k in masks if isinstance(k, torch.Tensor) and k.dim() < 4 and any(k.numel() == b.numel() and torch.equal(k.reshape(-1), b.reshape(-1)) for b in batch)), None)
     if bad is None: return None
     return ((f"my_forward raised RuntimeError ({str(e).splitlines()[0][:80]}): " if e is not None else "") + f"a mask of shape {tuple(bad.shape)} reached an "
             "attention, whose scores are (B, h, n_q, n_k): broadcasting lines a mask's axes up from the right, so the B of a (B, S) mask meets the "
