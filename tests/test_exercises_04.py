@@ -482,6 +482,8 @@ _T29 = {   # label: (the exercise, the answer's code, what its message must say)
         'or in a global is shared by every instance'),
     '(a variant) requires_grad_(False)': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.E.requires_grad_(False)\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
         'E does not require a gradient'),
+    '(a variant) no_grad forward': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    @torch.no_grad()\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        'torch.no_grad() around forward'),
 }
 
 @pytest.mark.parametrize('label', list(_T29))

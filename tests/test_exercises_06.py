@@ -943,6 +943,8 @@ _T29 = {   # label: (the exercise, the answer's code, what its message must say)
         'a mask of shape (4, 1, 9) reached an attention'),
     '(a variant) decoder ffn fed layer input': ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y0 = y\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = l.sub[2].norm(y + l.ffn(y0))\n    return model.generator(y)',
         'in each decoder layer the feed-forward network, sub[2], reads the output of sub[0]'),
+    '(a variant) list': ('parsing_counts', "\ndef parsing_counts():\n    cfg = TransformerConfig(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)\n    with torch.device('meta'): tied = count_params(Transformer(cfg))\n    return [tied, tied + 2 * 16000 * 1024]",
+        ': a list of two, return a tuple, tied, untied'),
 }
 
 @pytest.mark.parametrize('label', list(_T29))

@@ -325,6 +325,21 @@ def _strided_case(fn, g):
         f"raised RuntimeError ({str(y).splitlines()[0][:50]}): .view needs contiguous memory; use .reshape (or .contiguous() first)" if isinstance(y, Exception)
         else "the output differs: read the inputs by their shape, not their memory order (.reshape, not .view, as_strided or .storage())"))
 
+# %% ../../nbs/course_complexity.ipynb #a29c0705
+def _grads_flow(fn, g) -> None:
+    "Fail, naming the inputs it leaves out, if the gradient of `fn`'s output does not reach q, k and v as masked attention's does."
+    qkv = [t.clone().requires_grad_() for t in torch.randn(3, 1, 2, 10, 16, generator=g).unbind(0)]
+    ref_in = [t.detach().clone().requires_grad_() for t in qkv]; up = torch.randn(1, 2, 10, 16, generator=g)   # a fixed upstream gradient
+    (F.scaled_dot_product_attention(*ref_in, attn_mask=local_mask(10, 3)) * up).sum().backward()
+    y = fn(*qkv, 3)
+    if y.requires_grad: (y * up).sum().backward()
+    cut = [n for n, t in zip('qkv', qkv) if t.grad is None or not t.grad.abs().amax()]
+    assert not cut, (f"n=10, r=3: no gradient reaches {', '.join(cut)}: your output is cut off from the graph (.detach(), torch.no_grad(), .data or a "
+                     "NumPy round trip inside); attention layers are trained through their queries, keys and values")
+    off = [n for n, t, r in zip('qkv', qkv, ref_in) if not torch.allclose(t.grad, r.grad, rtol=0, atol=rounding_tol([r.grad, 1.0], 16 * 16))]
+    assert not off, (f"n=10, r=3: the gradients of {', '.join(off)} differ from masked attention's, whose outputs yours match: a piece of the "
+                     "computation is cut off from the graph (.detach() or .data on the scores or the weights)")
+
 # %% ../../nbs/course_complexity.ipynb #a26c0705
 @report
 def check_restricted_attention(fn) -> str:
@@ -356,7 +371,7 @@ def check_restricted_attention(fn) -> str:
                else _ends_story(y, ref, w, (q, k, v), fn, r) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
                else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
-    _extreme_cases(fn, g); _strided_case(fn, g)
+    _extreme_cases(fn, g); _strided_case(fn, g); _grads_flow(fn, g)
     n, r = 37, 5                                                                      # the rule: no n x n tensor
     q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
     with _Shapes() as seen: fn(q, k, v, r)

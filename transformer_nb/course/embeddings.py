@@ -151,7 +151,7 @@ def _emb_cut(E, case:str) -> str:
     if not E.requires_grad:
         return (f"{case}: E does not require a gradient (nn.Parameter(..., requires_grad=False), or requires_grad_(False)): it is a fixed table that "
                 "no optimizer trains; a Parameter requires a gradient by default, leave it so")
-    return f"{case}: your output does not depend on E (.detach() or a copy cut the graph): no gradient reaches the table; only the padding row's is stopped"
+    return f"{case}: your output does not depend on E (.detach(), torch.no_grad() around forward, or a copy cut the graph): no gradient reaches the table; only the padding row's is stopped"
 
 def _emb_normal(MyEmbeddings, vocab:int=1001, d:int=16) -> None:
     "The entries of a fresh MyEmbeddings(vocab, d)'s table (the padding row left out) are normal: about 4.6% lie beyond two standard deviations."
