@@ -484,6 +484,8 @@ _T29 = {   # label: (the exercise, the answer's code, what its message must say)
         'E does not require a gradient'),
     '(a variant) no_grad forward': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    @torch.no_grad()\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
         'torch.no_grad() around forward'),
+    '(a variant) squeeze at end (MyEmbeddings)': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return (torch.where(pad, x.detach(), x) * self.scale).squeeze()',
+        '.squeeze() without a dim drops every axis of size 1'),
 }
 
 @pytest.mark.parametrize('label', list(_T29))

@@ -603,6 +603,8 @@ _T29 = {   # label: (the exercise, the answer's code, what its message must say)
         'the axis of n_q = 1 is gone'),
     '(a variant) bias stored on self at first call': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        if hasattr(self, "b"): return self.b\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        self.b = self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1); return self.b',
         'whatever n_q and n_k: a bias kept from the first call'),
+    '(a variant) squeeze at end (my_encoding)': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float().squeeze()',
+        '.squeeze() without a dim drops every axis of size 1'),
 }
 
 @pytest.mark.parametrize('label', list(_T29))

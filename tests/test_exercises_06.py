@@ -945,6 +945,10 @@ _T29 = {   # label: (the exercise, the answer's code, what its message must say)
         'in each decoder layer the feed-forward network, sub[2], reads the output of sub[0]'),
     '(a variant) list': ('parsing_counts', "\ndef parsing_counts():\n    cfg = TransformerConfig(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)\n    with torch.device('meta'): tied = count_params(Transformer(cfg))\n    return [tied, tied + 2 * 16000 * 1024]",
         ': a list of two, return a tuple, tied, untied'),
+    '(a variant) squeeze at end (my_forward)': ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y).squeeze()',
+        '.squeeze() without a dim drops every axis of size 1'),
+    '(a variant) squeeze at end (MySublayer)': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return self.norm(x + self.drop(f(x))).squeeze()',
+        '.squeeze() without a dim drops every axis of size 1'),
 }
 
 @pytest.mark.parametrize('label', list(_T29))

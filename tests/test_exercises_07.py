@@ -552,6 +552,8 @@ _T29 = {   # label: (the exercise, the answer's code, what its message must say)
         "subtract each query's largest score first"),
     '(a variant) no_grad': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    q, k, v = q.detach(), k.detach(), v.detach()\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
         'no gradient reaches q, k, v: your output is cut off from the graph'),
+    '(a variant) squeeze at end (restricted_attention)': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v)).squeeze()",
+        '.squeeze() without a dim drops every axis of size 1'),
 }
 
 @pytest.mark.parametrize('label', list(_T29))

@@ -303,6 +303,8 @@ def _extreme_cases(fn, g):
     "Two inputs random ones miss: every score -40,000 (a finite fill beats it), and a real key of zeros (a fill found by value catches it)."
     q, k, v = torch.full((1, 1, 10, 16), 100.0), torch.full((1, 1, 10, 16), -100.0), torch.randn(1, 1, 10, 16, generator=g)
     y, ref = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3))   # every score -40,000
+    assert y.shape == ref.shape, (f"n=10, r=3, B = h = 1: your output is {tuple(y.shape)}, not {tuple(ref.shape)} like v" + ": the axes of size 1 (one sentence, "
+        "one head) are gone: .squeeze() without a dim drops every axis of size 1; squeeze only an axis you added, squeeze(dim), or none" * (y.dim() < 4))
     assert torch.allclose(y, ref, atol=1e-4), _huge_scores(y, ref)
     q, k, v = torch.randn(3, 1, 2, 10, 16, generator=g).unbind(0); k[..., 4, :] = 0.0   # key 4 all zeros, a real key
     y, ref, m = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3)), local_mask(10, 3).clone()

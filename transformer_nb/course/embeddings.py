@@ -73,7 +73,10 @@ def _emb_pad_id(MyEmbeddings, p:int=3) -> None:
     case = f"MyEmbeddings(50, 16, pad_id={p})"
     assert (E[p] == 0).all(), f"{case}: the padding row E[{p}] must start at zero: zero row pad_id, not row 0 (PAD_ID)"
     with torch.no_grad(): E.normal_()                                         # every row non-zero
-    (m(torch.tensor([[5, 0, p, p]])) * torch.randn(1, 4, 16)).sum().backward()
+    y = m(torch.tensor([[5, 0, p, p]]))                                         # a batch of one sentence
+    assert tuple(y.shape) == (1, 4, 16), f"{case}: tokens (1, 4) gave {tuple(y.shape)}, not (B, n, d_model) = (1, 4, 16)" + (
+        ": the batch axis of a batch of one is gone: .squeeze() without a dim drops every axis of size 1; squeeze only an axis you added, squeeze(dim), or none" * (tuple(y.shape) == (4, 16)))
+    (y * torch.randn(1, 4, 16)).sum().backward()
     g = E.grad.abs().amax(-1)
     assert g[p] == 0 or g[0] != 0, (f"{case}: the row of token 0 gets no gradient and the padding row E[{p}] gets one: "
                                     "stop the gradient where tokens == self.pad_id, not at 0 (PAD_ID)")

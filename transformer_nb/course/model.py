@@ -178,6 +178,13 @@ def _drop_inplace(s, x) -> str:
             "(nn.Dropout(p, inplace=True), F.dropout(..., inplace=True)) zeroes f(x)'s entries in their own memory, which is x's; "
             "use nn.Dropout(p_drop), which returns a new tensor")
 
+def _sub_one(s, x) -> str:
+    "'' if the sub-layer `s` keeps the shape of one sentence, x[:1], else what it returns."
+    with torch.no_grad(): y = s.eval()(x[:1], lambda t: 2 * t)
+    if getattr(y, 'shape', None) == x[:1].shape: return ''
+    return (f"one sentence, x of shape {tuple(x[:1].shape)}: forward returned {_got(y)}" + (": the batch axis of a batch of one is gone: .squeeze() without a "
+            "dim drops every axis of size 1; squeeze only an axis you added, or none" if getattr(y, 'dim', lambda: 0)() == 2 else ""))
+
 def _drop_whole(s, ln, x) -> str:
     "If the sub-layer `s` (p_drop = 0.5, its LayerNorm `ln`), in training mode, drops whole positions of f(x) at once: that named; else ''."
     LN, f = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias, ln.eps)), (lambda t: t.sin() + 1)
@@ -221,7 +228,7 @@ def check_sublayer(cls) -> str:
     assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias, ln.eps), rtol=1e-4, atol=1e-6), \
         _drop_whole(s, ln, x) or "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
     assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), _eval_drop(s)
-    assert not (rate := _f_calls(s, x) or _drop_rate(*built(0.1), 0.1) or _drop_rate(*built(0.3), 0.3) or _sublayer_flow(*built(0.5), x)), rate
+    assert not (rate := _sub_one(s, x) or _f_calls(s, x) or _drop_rate(*built(0.1), 0.1) or _drop_rate(*built(0.3), 0.3) or _sublayer_flow(*built(0.5), x)), rate
     ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False, layer_norm_eps=ln.eps).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)
     with torch.no_grad():
@@ -677,6 +684,9 @@ def check_forward(fn) -> str:
         assert y.dtype == ref.dtype, f"my_forward's logits are {y.dtype}, the model's {ref.dtype}: return model.generator(y) as it is (no .double(), .float() or .half())"
         if (err := (y - ref).abs().max().item()) > _logit_tol(ref, m, s, t):
             raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_mask_rank(fn, m, None, s, t) or _output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
+        one, want = fn(_refusing(m), s[:1], t[:1]), m(s[:1], t[:1])                    # a batch of one sentence
+        assert getattr(one, 'shape', None) == want.shape, (f"one sentence, src (1, {s.shape[1]}): my_forward returned {_got(one)}, not {tuple(want.shape)}"
+            + ": the batch axis of a batch of one is gone: .squeeze() without a dim drops every axis of size 1; squeeze only an axis you added, or none" * (getattr(one, 'dim', lambda: 0)() == 2))
     return f"{fn.__name__} computes Transformer.forward"
 
 # %% ../../nbs/course_model.ipynb #a26c06h11

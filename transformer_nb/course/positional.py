@@ -148,7 +148,8 @@ def check_encoding(fn) -> str:
             "is 0, as in fairseq's and tensor2tensor's spacing 10000^(-i/(d_model/2 - 1)), which differs from §3.5's for every d_model: pair i's angle is pos / 10000^(2i/d_model)") from None
         assert isinstance(pe, torch.Tensor) and tuple(pe.shape) == (n, d), (f"{fn.__name__}({n}, {d}) gave "
             f"{tuple(pe.shape) if isinstance(pe, torch.Tensor) else type(pe).__name__}; expected a tensor of shape ({n}, {d})"
-            + (f": yours is {axes}; one row per position, (n, d_model): transpose it" if isinstance(pe, torch.Tensor) and (axes := shape_axes(pe.shape, dict(n=n, d_model=d))) else
+            + (": the axis of n = 1 is gone: .squeeze() without a dim drops every axis of size 1; return (n, d_model) always, or squeeze(dim)" if isinstance(pe, torch.Tensor) and pe.dim() < 2 and pe.numel() == n * d and 1 in (n, d) else
+               f": yours is {axes}; one row per position, (n, d_model): transpose it" if isinstance(pe, torch.Tensor) and (axes := shape_axes(pe.shape, dict(n=n, d_model=d))) else
                ": the sines and cosines are stacked on a last axis of 2, (n, d_model/2, 2) (my_encoding(3, 4) is (3, 2, 2)): flatten(1) "
                "lays each pair out as sin, cos, sin, cos, one row per position" if isinstance(pe, torch.Tensor) and getattr(fn(3, 4), 'shape', None) == (3, 2, 2) else
                ": yours has a leading axis of size 1, a batch axis (pe.unsqueeze(0)); return the (n, d_model) table itself, which broadcasts "
