@@ -417,6 +417,23 @@ SETS = {
               ('first_run', '10_decoding', 'index_fill on axis 0: rows PAD_ID and BOS_ID of the batch forbidden, not the tokens'): 'generic',
           },
            set()),
+    '29': ('twenty-ninth', 'blind_answers_29_set', {
+              ('first_run', '04_embeddings', 'F.one_hot without num_classes: width max id + 1, not vocab'): 'generic',
+              ('first_run', '04_embeddings', 'E frozen (requires_grad=False), as a fixed table'): 'misleading',
+              ('first_run', '05_positional_encoding', 'F.one_hot of the clipped index without num_classes: breaks when the offsets do not reach K'): 'generic',
+              ('first_run', '05_positional_encoding', '10e4 typed for 10000 (that is 100000)'): 'generic',
+              ('first_run', '05_positional_encoding', 'positions by linspace(0, n, n): spaced n/(n - 1) apart'): 'generic',
+              ('first_run', '05_positional_encoding', 'squeeze() at the end: h = 1 (or n_q = 1) loses an axis'): 'misleading',
+              ('first_run', '06_model', 'nn.Dropout1d: whole positions dropped, not single features'): 'misleading',
+              ('first_run', '06_model', 'the source mask (B, S) without its head and query axes'): 'generic',
+              ('first_run', '06_model', "the FFN sub-layer fed the layer's input, not the attention sub-layer's output"): 'generic',
+              ('first_run', '07_why_self_attention', 'the mask inverted in torch.where: the padded rows kept, the real ones -inf'): 'misleading',
+              ('first_run', '07_why_self_attention', 'the queries windowed and the keys not: the band transposed'): 'generic',
+              ('first_run', '07_why_self_attention', "the mask from query 0's window (arange(-w, w + 1) < 0) for every query"): 'generic',
+              ('first_run', '07_why_self_attention', 'a loop over the offsets summing exp(score) without the max: overflows for large scores'): 'misleading',
+              ('first_run', '07_why_self_attention', 'unfold without padding: the first and last w queries output 0'): 'misleading',
+          },
+           {('06_model', 'tgt_vocab left at its default (37000): only the source vocabulary 16K')}),   # tie_weights hangs the 16K source matrix on the target embedding and the output layer: the model counted is the shared-16K one
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -40,7 +40,8 @@ RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth
         'twenty-sixth': DATA['twenty-sixth'], 'twenty-seventh': DATA['twenty-seventh'],
         'twenty-eighth': DATA['twenty-eighth'],
         'thirty-first': DATA['thirty-first'],
-        'thirtieth': DATA['thirtieth']}
+        'thirtieth': DATA['thirtieth'],
+        'twenty-ninth': DATA['twenty-ninth']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]
@@ -50,7 +51,8 @@ PART = {'seventeenth': PAPER[:8], 'eighteenth': PAPER[8:],
         'twenty-sixth': PAPER[:8], 'twenty-seventh': PAPER[8:],
         'twenty-eighth': PAPER[:4],
         'thirty-first': PAPER[11:],
-        'thirtieth': PAPER[8:11]}   # a measurement of some notebooks only: the paper notebooks it has rows for
+        'thirtieth': PAPER[8:11],
+        'twenty-ninth': PAPER[4:8]}   # a measurement of some notebooks only: the paper notebooks it has rows for
 BOTH = [(run, table) for run in RUNS for table in TABLES]
 LATER = [run for run in RUNS if run != 'first']
 

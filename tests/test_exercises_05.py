@@ -577,3 +577,43 @@ def test_the_twenty_sixth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-ninth blind set's misses
+from transformer_nb.course.positional import check_encoding as _t29_check_encoding, check_relative_bias as _t29_check_relative_bias
+from nbtools import assert_rejects as _t29_rejects
+
+_T29_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.positional import *'   # the names the exercise's cell sees
+_T29 = {   # label: (the exercise, the answer's code, what its message must say)
+    '10e4 typed for 10000 (that is 100000)': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10e4 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'the base is 100000, not 10000 (10e4 is 10 x 10^4 = 100000'),
+    'positions by linspace(0, n, n): spaced n/(n - 1) apart': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.linspace(0, n, n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'positions run evenly from 0 to 50, 1.02 apart (torch.linspace(0, 50, n))'),
+    'the bias cached per (n_q, n_k) on the first call: stale once the table changes': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K, self.cache = K, {}\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        if (n_q, n_k) not in self.cache:\n            offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n            self.cache[n_q, n_k] = self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)\n        return self.cache[n_q, n_k]',
+        'a bias kept from an earlier call (a cache per (n_q, n_k))'),
+    'squeeze() at the end: h = 1 (or n_q = 1) loses an axis': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1).squeeze()',
+        'the axis of n_q = 1 is gone: .squeeze() without a dim'),
+    'F.one_hot of the clipped index without num_classes: breaks when the offsets do not reach K': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return (F.one_hot(offset.clamp(-self.K, self.K) + self.K).float() @ self.table).permute(2, 0, 1)',
+        'F.one_hot(idx, num_classes=2 * K + 1)'),
+    '(a variant) linspace 0..1': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.linspace(0, 1, n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'positions run evenly from 0 to 1'),
+    '(a variant) base 20000': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 20000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'the base is 20000, not 10000'),
+    '(a variant) squeeze(0)': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1).squeeze(1)',
+        'the axis of n_q = 1 is gone'),
+    '(a variant) bias stored on self at first call': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        if hasattr(self, "b"): return self.b\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        self.b = self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1); return self.b',
+        'whatever n_q and n_k: a bias kept from the first call'),
+    '(a variant) squeeze at end (my_encoding)': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float().squeeze()',
+        '.squeeze() without a dim drops every axis of size 1'),
+}
+
+@pytest.mark.parametrize('label', list(_T29))
+def test_the_twenty_ninth_sets_misses_are_named(label):
+    import re, torch
+    ex, src, says = _T29[label]
+    ns = {}
+    exec(_T29_PRELUDE, ns); exec(src, ns)
+    run = {'RelativeBias': lambda ns: _t29_check_relative_bias(ns['RelativeBias']), 'my_encoding': lambda ns: _t29_check_encoding(ns['my_encoding'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t29_rejects(lambda: run(ns), says=re.escape(says))
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

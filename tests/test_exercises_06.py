@@ -919,3 +919,45 @@ def test_the_twenty_sixth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-ninth blind set's misses
+from transformer_nb.course.model import check_forward as _t29_check_forward, check_parsing_counts as _t29_check_parsing_counts, check_sublayer as _t29_check_sublayer
+from nbtools import assert_rejects as _t29_rejects
+
+_T29_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.model import *\nfrom transformer_nb.attention import pad_mask, tgt_mask as make_tgt_mask\nfrom transformer_nb.config import TransformerConfig\nfrom transformer_nb.core import count_params'   # the names the exercise's cell sees
+_T29 = {   # label: (the exercise, the answer's code, what its message must say)
+    'nn.Dropout(inplace=True): an f that returns its input (or a view) has x dropped too': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop, inplace=True)\n    def forward(self, x, f):\n        return self.norm(x + self.drop(f(x)))',
+        'an in-place dropout (nn.Dropout(p, inplace=True)'),
+    'nn.Dropout1d: whole positions dropped, not single features': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout1d(p_drop)\n    def forward(self, x, f):\n        return self.norm(x + self.drop(f(x)))',
+        'your dropout drops whole positions of f(x)'),
+    'the source mask (B, S) without its head and query axes': ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = src != PAD_ID, make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y)',
+        'a mask of shape (4, 9) reached an attention'),
+    "the FFN sub-layer fed the layer's input, not the attention sub-layer's output": ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        a = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = l.sub[1].norm(a + l.ffn(x))\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y)',
+        "in each encoder layer the feed-forward network, sub[1], reads the layer's input"),
+    'the tied count with 16,000, the untied one with 16,384': ('parsing_counts', "\ndef parsing_counts():\n    cfg = TransformerConfig(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)\n    with torch.device('meta'): tied = count_params(Transformer(cfg))\n    return tied, tied + 384 * 1024 + 2 * 16384 * 1024",
+        'tied counts a vocabulary of 16,000 and untied one of 16,384'),
+    '(a variant) F.dropout inplace': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.p = nn.LayerNorm(d_model), p_drop\n    def forward(self, x, f):\n        return self.norm(x + F.dropout(f(x), self.p, self.training, inplace=True))',
+        'forward changed x in place: an in-place dropout'),
+    '(a variant) src mask (B,1,S)': ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = (src != PAD_ID)[:, None], make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y)',
+        'a mask of shape (4, 1, 9) reached an attention'),
+    '(a variant) decoder ffn fed layer input': ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y0 = y\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = l.sub[2].norm(y + l.ffn(y0))\n    return model.generator(y)',
+        'in each decoder layer the feed-forward network, sub[2], reads the output of sub[0]'),
+    '(a variant) list': ('parsing_counts', "\ndef parsing_counts():\n    cfg = TransformerConfig(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)\n    with torch.device('meta'): tied = count_params(Transformer(cfg))\n    return [tied, tied + 2 * 16000 * 1024]",
+        ': a list of two, return a tuple, tied, untied'),
+    '(a variant) squeeze at end (my_forward)': ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y).squeeze()',
+        '.squeeze() without a dim drops every axis of size 1'),
+    '(a variant) squeeze at end (MySublayer)': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return self.norm(x + self.drop(f(x))).squeeze()',
+        '.squeeze() without a dim drops every axis of size 1'),
+}
+
+@pytest.mark.parametrize('label', list(_T29))
+def test_the_twenty_ninth_sets_misses_are_named(label):
+    import re, torch
+    ex, src, says = _T29[label]
+    ns = {}
+    exec(_T29_PRELUDE, ns); exec(src, ns)
+    run = {'MySublayer': lambda ns: _t29_check_sublayer(ns['MySublayer']), 'my_forward': lambda ns: _t29_check_forward(ns['my_forward']), 'parsing_counts': lambda ns: _t29_check_parsing_counts(ns['parsing_counts'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t29_rejects(lambda: run(ns), says=re.escape(says))
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -528,3 +528,41 @@ def test_the_twenty_sixth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t26_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-ninth blind set's misses
+from transformer_nb.course.complexity import check_restricted_attention as _t29_check_restricted_attention
+from nbtools import assert_rejects as _t29_rejects
+
+_T29_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.complexity import local_mask\nfrom transformer_nb.attention import attention'   # the names the exercise's cell sees
+_T29 = {   # label: (the exercise, the answer's code, what its message must say)
+    'the mask inverted in torch.where: the padded rows kept, the real ones -inf': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = torch.where((j < 0) | (j >= n), s, float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'your mask is inverted: the real keys get -inf'),
+    'the queries windowed and the keys not: the band transposed': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhndw,bhnd->bhnw', win(q), k) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        "the queries' windows are scored against each key"),
+    "the mask from query 0's window (arange(-w, w + 1) < 0) for every query": ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'your mask is one row for every query'),
+    'a loop over the offsets summing exp(score) without the max: overflows for large scores': ('restricted_attention', '\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    num, den = torch.zeros_like(v), torch.zeros(*q.shape[:-1], 1)\n    for o in range(-w, w + 1):\n        lo = max(0, -o); hi = max(lo, min(n, n - o))\n        e = ((q[..., lo:hi, :] * k[..., lo + o:hi + o, :]).sum(-1, keepdim=True) / q.shape[-1] ** 0.5).exp()\n        num[..., lo:hi, :] += e * v[..., lo + o:hi + o, :]\n        den[..., lo:hi, :] += e\n    return num / den',
+        "subtract each query's largest score first"),
+    'unfold without padding: the first and last w queries output 0': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: t.unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q[..., w:n - w, :], win(k)) / q.shape[-1] ** 0.5\n    return F.pad(torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v)), (0, 0, w, w))",
+        'your keys were unfolded without padding'),
+    '(a variant) mask offsets o > 0': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(-w, w + 1)\n    s = s.masked_fill((j > 0), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'your mask is one row for every query'),
+    '(a variant) hand softmax exp/sum': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', (s.exp() / s.exp().sum(-1, keepdim=True)), win(v))",
+        "subtract each query's largest score first"),
+    '(a variant) no_grad': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    q, k, v = q.detach(), k.detach(), v.detach()\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'no gradient reaches q, k, v: your output is cut off from the graph'),
+    '(a variant) squeeze at end (restricted_attention)': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v)).squeeze()",
+        '.squeeze() without a dim drops every axis of size 1'),
+}
+
+@pytest.mark.parametrize('label', list(_T29))
+def test_the_twenty_ninth_sets_misses_are_named(label):
+    import re, torch
+    ex, src, says = _T29[label]
+    ns = {}
+    exec(_T29_PRELUDE, ns); exec(src, ns)
+    run = {'restricted_attention': lambda ns: _t29_check_restricted_attention(ns['restricted_attention'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t29_rejects(lambda: run(ns), says=re.escape(says))
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

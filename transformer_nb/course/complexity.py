@@ -107,11 +107,60 @@ def _call_window(fn, q, k, v, r:int):
                                  "padded keys unfolded are (B, h, n, d_k, 2 * (r // 2) + 1): 'bhnd,bhndw->bhnw'") from None
         raise
 
+# %% ../../nbs/course_complexity.ipynb #a29c0701
+def _masked_window(q, k, v, w:int, hide):
+    "Windowed attention (keys and values padded with w zero rows, then unfolded) whose slots where `hide` (n, 2w + 1) is True get -inf; (B, h, n, d_v)."
+    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
+    return torch.einsum('bhnw,bhndw->bhnd', s.masked_fill(hide, float('-inf')).softmax(-1), win(v))
+
+def _window_masks(y, q, k, v, r:int) -> str|None:
+    "If `y` is windowed attention under the mask inverted (real keys hidden, padded slots kept), or under one mask for every query (the offsets alone): named, else None."
+    n, w = q.shape[-2], r // 2
+    o = torch.arange(-w, w + 1); j = torch.arange(n)[:, None] + o                   # slot t of query i: key j = i + o
+    tol = rounding_tol(q @ k.mT / q.shape[-1] ** 0.5, q.shape[-1]) * v.abs().max().item() + rounding_tol(v, 2 * w + 1)
+    pad = (j < 0) | (j >= n)                                                        # the padded slots
+    like = lambda hide: torch.allclose(y, _masked_window(q, k, v, w, hide), rtol=0, atol=tol, equal_nan=True)
+    if w and like(~pad):
+        return ("your mask is inverted: the real keys get -inf and the padded slots keep their scores, so a query away from the ends has no "
+                "key left (NaN) and one near an end averages padded zeros; torch.where(cond, a, b) takes a where cond is True: "
+                "torch.where(pad, -inf, s), or s.masked_fill(pad, -inf)")
+    rows = [torch.tensor([b >> u & 1 for u in range(2 * w + 1)], dtype=torch.bool) for b in range(1, 2 ** (2 * w + 1) - 1)] if w <= 3 else []
+    if w and n > 2 * w + 1 and any(like(row.expand(n, -1)) and not like(row | pad) for row in [(o < 0) | (o >= n), *rows]):
+        return ("your mask is one row for every query, made from the window's offsets o = -(r // 2) .. r // 2 alone (arange(-w, w + 1) < 0, say): "
+                "every query loses the same slots, and the padded slots past the ends stay in; a slot's key is i + o: j = torch.arange(n)[:, None] + "
+                "torch.arange(-(r // 2), r // 2 + 1), then (j < 0) | (j >= n)")
+    return None
+
+# %% ../../nbs/course_complexity.ipynb #a29c0703
+def _huge_scores(y, ref) -> str:
+    "Why the output for scores of -40,000 differs from masked attention's: NaN or inf (exp without the max subtracted), or a finite fill that beats them."
+    case = "n=10, r=3, every score -40,000 (q of 100s, k of -100s)"
+    if not torch.isfinite(y).all():
+        return (f"{case}: your output has NaN or inf: exp(-40,000) is 0 in float32 (and exp(40,000) inf), so a softmax by hand, exp(s) / "
+                "exp(s).sum(), divides 0 by 0; subtract each query's largest score first, exp(s - s.amax(-1, keepdim=True)), as torch.softmax does")
+    return (f"{case}: the first and last queries differ by {(y - ref).abs().max():.2g}: the padded slots' fill is finite (-1e4 or -1e9?) "
+            "and beats scores below it; fill them with float('-inf')")
+
+def _unpadded(fn, qkv, r:int) -> str|None:
+    "If `fn` unfolds the keys without padding them (n - 2w windows: the queries at the ends never scored): named, else None."
+    if fn is None or qkv is None or not (w := r // 2): return None
+    n = qkv[0].shape[-2]
+    with _Shapes() as seen:
+        try: fn(*qkv, r)
+        except Exception: return None
+    wins = [s for s in seen.shapes if len(s) >= 3 and s[-1] == 2 * w + 1]              # windows (.., n', d, 2w+1) and scores (.., n', 2w+1)
+    if not any(s[-3] == n - 2 * w for s in wins) or any(n in s[-3:-1] for s in wins): return None
+    return (f"your keys were unfolded without padding: {n} - 2 * (r // 2) = {n - 2 * w} windows, one per window inside the sentence, so the "
+            f"queries within {w} of either end were never scored (their outputs filled in); pad r // 2 rows at each end first, F.pad(k, (0, 0, r // 2, r // 2)), "
+            "then unfold, and give the padded rows -inf")
+
 # %% ../../nbs/course_complexity.ipynb #a26r0007
 def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
     "Past the listed mistakes: NaN by the queries that have it, a scale fitted to the output, or the queries that differ."
     n, w = q.shape[-2], r // 2
     if y.isnan().any():
+        if masks := _window_masks(y, q, k, v, r): return masks
         nan = y.isnan().any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
         where = (f"only at the queries within {w} of an end ({nan}), whose windows hold padded keys" if all(i < w or i >= n - w for i in nan) else f"at queries {nan[:6]}{' ...' if len(nan) > 6 else ''}")
         return (f"your output has NaN {where}: a score computed as 0 * -inf (a 0/1 mask multiplied in) or -inf - -inf is NaN; "
@@ -162,7 +211,7 @@ def _few_rows(y, n:int, w:int, d:int|None=None) -> str:
 def _ends_story(y, ref, w:int, qkv=None, fn=None, r:int=0) -> str:
     "For an output `y` wrong only at the queries within `w` of an end: which end, what its padded rows need, whether they took part in the softmax, or (probing `fn`) which real keys it hides."
     n = y.shape[-2]
-    if why := _wrap_story(fn, qkv, r) or _inf_keys(y, ref, w) or _empty_story(y, ref, w): return why
+    if why := _wrap_story(fn, qkv, r) or _unpadded(fn, qkv, r) or _inf_keys(y, ref, w) or _empty_story(y, ref, w): return why
     if qkv is not None and torch.allclose(y, _zero_scored(*qkv, w), atol=1e-5):
         return (f"only the queries within {w} of an end are wrong, as if each padded slot took part in the softmax with the score q . 0 = 0: "
                 "it takes a share of the weight, so the weights of a query's real keys sum to less than 1, whether the padded slots "
@@ -200,7 +249,9 @@ def _window_slip(y, q, k, v, r:int) -> str|None:
     sd = lambda a, b, c, **kw: F.scaled_dot_product_attention(a, b, c, attn_mask=m, **kw)
     roles = {"the values are the keys' windows: the weights average the windows of v, the keys only score": (q, k, k),
              "the values are the queries' windows: the weights average the windows of v": (q, k, q),
-             "the keys are the queries' windows: the scores are q_i . k_j over the windows of k": (q, q, v)}
+             "the keys are the queries' windows: the scores are q_i . k_j over the windows of k": (q, q, v),
+             "the queries' windows are scored against each key, q_j . k_i, not each query against the keys' windows, q_i . k_j (the band transposed): "
+             "window the keys and values, einsum('bhnd,bhndw->bhnw', q, win(k))": (k, q, v)}
     w = r // 2; late = F.pad(v[..., w:, :], (0, 0, 0, w))                         # key j's slot holding v[j + r // 2]
     if w: roles["the values' windows are not the keys': slot t of query i takes v[i + t], the value r // 2 rows after key i - r // 2 + t; pad the values as the keys, F.pad(v, (0, 0, r // 2, r // 2)), then unfold"] = (q, k, late)
     if hit := next((why for why, a in roles.items() if near(sd(*a))), None): return hit
@@ -252,8 +303,9 @@ def _extreme_cases(fn, g):
     "Two inputs random ones miss: every score -40,000 (a finite fill beats it), and a real key of zeros (a fill found by value catches it)."
     q, k, v = torch.full((1, 1, 10, 16), 100.0), torch.full((1, 1, 10, 16), -100.0), torch.randn(1, 1, 10, 16, generator=g)
     y, ref = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3))   # every score -40,000
-    assert torch.allclose(y, ref, atol=1e-4), ("n=10, r=3, every score -40,000 (q of 100s, k of -100s): the first and last queries differ "
-        f"by {(y - ref).abs().max():.2g}: the padded slots' fill is finite (-1e4 or -1e9?) and beats scores below it; fill them with float('-inf')")
+    assert y.shape == ref.shape, (f"n=10, r=3, B = h = 1: your output is {tuple(y.shape)}, not {tuple(ref.shape)} like v" + ": the axes of size 1 (one sentence, "
+        "one head) are gone: .squeeze() without a dim drops every axis of size 1; squeeze only an axis you added, squeeze(dim), or none" * (y.dim() < 4))
+    assert torch.allclose(y, ref, atol=1e-4), _huge_scores(y, ref)
     q, k, v = torch.randn(3, 1, 2, 10, 16, generator=g).unbind(0); k[..., 4, :] = 0.0   # key 4 all zeros, a real key
     y, ref, m = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3)), local_mask(10, 3).clone()
     m[..., 4] = False; tol = rounding_tol(q @ k.mT / 4, 16) * v.abs().max().item() + rounding_tol(v, 3)
@@ -274,6 +326,21 @@ def _strided_case(fn, g):
     assert ok, ("n=10, r=3, q, k, v transposed views ((B, n, h, d).transpose(1, 2), as split_heads returns them, not contiguous): " + (
         f"raised RuntimeError ({str(y).splitlines()[0][:50]}): .view needs contiguous memory; use .reshape (or .contiguous() first)" if isinstance(y, Exception)
         else "the output differs: read the inputs by their shape, not their memory order (.reshape, not .view, as_strided or .storage())"))
+
+# %% ../../nbs/course_complexity.ipynb #a29c0705
+def _grads_flow(fn, g) -> None:
+    "Fail, naming the inputs it leaves out, if the gradient of `fn`'s output does not reach q, k and v as masked attention's does."
+    qkv = [t.clone().requires_grad_() for t in torch.randn(3, 1, 2, 10, 16, generator=g).unbind(0)]
+    ref_in = [t.detach().clone().requires_grad_() for t in qkv]; up = torch.randn(1, 2, 10, 16, generator=g)   # a fixed upstream gradient
+    (F.scaled_dot_product_attention(*ref_in, attn_mask=local_mask(10, 3)) * up).sum().backward()
+    y = fn(*qkv, 3)
+    if y.requires_grad: (y * up).sum().backward()
+    cut = [n for n, t in zip('qkv', qkv) if t.grad is None or not t.grad.abs().amax()]
+    assert not cut, (f"n=10, r=3: no gradient reaches {', '.join(cut)}: your output is cut off from the graph (.detach(), torch.no_grad(), .data or a "
+                     "NumPy round trip inside); attention layers are trained through their queries, keys and values")
+    off = [n for n, t, r in zip('qkv', qkv, ref_in) if not torch.allclose(t.grad, r.grad, rtol=0, atol=rounding_tol([r.grad, 1.0], 16 * 16))]
+    assert not off, (f"n=10, r=3: the gradients of {', '.join(off)} differ from masked attention's, whose outputs yours match: a piece of the "
+                     "computation is cut off from the graph (.detach() or .data on the scores or the weights)")
 
 # %% ../../nbs/course_complexity.ipynb #a26c0705
 @report
@@ -299,14 +366,14 @@ def check_restricted_attention(fn) -> str:
         why = (_window_rest(fn, y, ref, q, k, v, r) if y.isnan().any()
                else f"the scores are divided by {scaled}: divide them by sqrt(d_k) = 4, the size of a query or key" if scaled
                else slip if (slip := _window_slip(y, q, k, v, r))
-               else more if (more := _window_more(y, ref, q, k, v, r))
+               else more if (more := _window_more(y, ref, q, k, v, r) or _window_masks(y, q, k, v, r))
                else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
                else _ends_story(y, ref, w, (q, k, v), fn, r) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
                else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
-    _extreme_cases(fn, g); _strided_case(fn, g)
+    _extreme_cases(fn, g); _strided_case(fn, g); _grads_flow(fn, g)
     n, r = 37, 5                                                                      # the rule: no n x n tensor
     q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
     with _Shapes() as seen: fn(q, k, v, r)

@@ -73,7 +73,10 @@ def _emb_pad_id(MyEmbeddings, p:int=3) -> None:
     case = f"MyEmbeddings(50, 16, pad_id={p})"
     assert (E[p] == 0).all(), f"{case}: the padding row E[{p}] must start at zero: zero row pad_id, not row 0 (PAD_ID)"
     with torch.no_grad(): E.normal_()                                         # every row non-zero
-    (m(torch.tensor([[5, 0, p, p]])) * torch.randn(1, 4, 16)).sum().backward()
+    y = m(torch.tensor([[5, 0, p, p]]))                                         # a batch of one sentence
+    assert tuple(y.shape) == (1, 4, 16), f"{case}: tokens (1, 4) gave {tuple(y.shape)}, not (B, n, d_model) = (1, 4, 16)" + (
+        ": the batch axis of a batch of one is gone: .squeeze() without a dim drops every axis of size 1; squeeze only an axis you added, squeeze(dim), or none" * (tuple(y.shape) == (4, 16)))
+    (y * torch.randn(1, 4, 16)).sum().backward()
     g = E.grad.abs().amax(-1)
     assert g[p] == 0 or g[0] != 0, (f"{case}: the row of token 0 gets no gradient and the padding row E[{p}] gets one: "
                                     "stop the gradient where tokens == self.pad_id, not at 0 (PAD_ID)")
@@ -82,12 +85,13 @@ def _emb_pad_id(MyEmbeddings, p:int=3) -> None:
 
 def _emb_width(MyEmbeddings, d:int=12) -> None:
     "MyEmbeddings(30, d), d not a square: the outputs are E[tokens] * sqrt(d), not times the root rounded to an integer."
-    m = MyEmbeddings(30, d); E = next(iter(m.parameters()))
+    m = MyEmbeddings(30, d); E = next(iter(m.parameters())); MyEmbeddings(30, 2 * d)   # another instance, of another width, built after it
     with torch.no_grad(): E.normal_()
     t = torch.tensor([[4, 9, 2]]); y, rows = m(t).detach(), E.detach()[t]
     c = float((y * rows).sum() / (rows * rows).sum())
     assert torch.allclose(y, rows * d ** 0.5, rtol=0, atol=rounding_tol(rows * d ** 0.5, 2)), (f"MyEmbeddings(30, {d}): the outputs are the rows of E times {c:.4g}, not sqrt({d}) = {d ** 0.5:.4g}"
-        + (f": that is math.isqrt({d}) (or int(sqrt(d_model))), the root rounded down to an integer; multiply by math.sqrt(d_model), or d_model ** 0.5" if abs(c / int(d ** 0.5) - 1) < 1e-4 else ""))
+        + (f": that is math.isqrt({d}) (or int(sqrt(d_model))), the root rounded down to an integer; multiply by math.sqrt(d_model), or d_model ** 0.5" if abs(c / int(d ** 0.5) - 1) < 1e-4 else
+           f": sqrt({2 * d}), the scale of a MyEmbeddings(30, {2 * d}) built after it: a value kept on the class (MyEmbeddings.scale = ...) or in a global is shared by every instance; keep it on self" if abs(c / (2 * d) ** 0.5 - 1) < 1e-4 else ""))
 
 def _emb_folded(m, E, std:float) -> str|None:
     "If E starts at N(0, 1) and forward returns its rows unscaled: the sqrt(d_model) folded into the table; else None."
@@ -134,11 +138,33 @@ def _emb_call(mine, t, case:str):
     "`mine(t)`; a size mismatch that goes away when n = d_model named: the padding mask's new axis put before the positions."
     try: return mine(t)
     except RuntimeError as e:
-        d = mine.E.shape[-1] if isinstance(getattr(mine, 'E', None), torch.Tensor) else next(mine.parameters()).shape[-1]
+        vocab, d = (mine.E if isinstance(getattr(mine, 'E', None), torch.Tensor) else next(mine.parameters())).shape
+        if runs_ok(mine, t.clone().index_fill_(1, torch.tensor([0]), vocab - 1)):   # the same ids, the largest vocab - 1
+            raise AssertionError(f"{case}: forward raised RuntimeError ({str(e)[:60]}) on ids up to {t.max().item()}, and runs once the ids reach vocab - 1 = {vocab - 1}: "
+                "a width taken from the ids, F.one_hot(tokens) (max id + 1 columns unless num_classes= is given) or tokens.max() + 1; "
+                "the table has vocab rows whatever ids a batch holds: F.one_hot(tokens, num_classes=vocab), or index E[tokens]") from None
         if 'must match the size' not in str(e) or not runs_ok(mine, torch.full((t.shape[0], d), 5)): raise
         raise AssertionError(f"{case}: forward raised RuntimeError ({str(e)[:70]}) on tokens {tuple(t.shape)}, and runs when n = d_model = {d}: "
             "a (B, n) padding mask meets the (B, n, d_model) embeddings with its new axis last, (tokens == pad_id)[..., None] "
             "(unsqueeze(-1)); [:, None] makes it (B, 1, n), which lines n up with d_model") from None
+
+# %% ../../nbs/course_embeddings.ipynb #a29e0401
+def _emb_cut(E, case:str) -> str:
+    "Why an output that needs no gradient gives the table none: E itself frozen, or the graph cut on the way."
+    if not E.requires_grad:
+        return (f"{case}: E does not require a gradient (nn.Parameter(..., requires_grad=False), or requires_grad_(False)): it is a fixed table that "
+                "no optimizer trains; a Parameter requires a gradient by default, leave it so")
+    return f"{case}: your output does not depend on E (.detach(), torch.no_grad() around forward, or a copy cut the graph): no gradient reaches the table; only the padding row's is stopped"
+
+def _emb_normal(MyEmbeddings, vocab:int=1001, d:int=16) -> None:
+    "The entries of a fresh MyEmbeddings(vocab, d)'s table (the padding row left out) are normal: about 4.6% lie beyond two standard deviations."
+    E = next(iter(MyEmbeddings(vocab, d).parameters())).detach()
+    x = E[torch.arange(vocab) != PAD_ID].flatten(); x = x / x.std()
+    tail, top = (x.abs() > 2).double().mean().item(), x.abs().max().item()      # N(0, 1): 4.6% (+-0.5%) beyond 2, and some of 16,000 draws beyond 3
+    assert 0.03 < tail < 0.065 and top > 3, (f"initialisation: the entries of E have the right spread but not a normal distribution: {tail:.1%} of them lie "
+        f"beyond two standard deviations and none beyond {top:.2f}, where N(0, 1/d_model) puts 4.6% beyond 2 and some beyond 3" + (": a uniform draw, torch.rand, "
+        "whose values stop at sqrt(3) = 1.73 standard deviations" if top < 1.75 else ": a truncated draw (nn.init.trunc_normal_ with a and b near the "
+        "standard deviation, as BERT's)" if top < 3 else "") + "; draw torch.randn(vocab, d_model) * d_model ** -0.5")
 
 # %% ../../nbs/course_embeddings.ipynb #a26s0404
 @report
@@ -171,12 +197,12 @@ def check_my_embeddings(MyEmbeddings) -> str:
                 "only at the padding tokens: nn.Embedding returns the padding row as it is, scaled like any other" if at_pad
                 else _scale_hint(y.detach(), E.detach(), t, 16)))
         g = torch.randn(2, 4, 16)                                                # a fixed upstream gradient
-        assert y.requires_grad, f"{case}: your output does not depend on E (.detach() or a copy cut the graph): no gradient reaches the table; only the padding row's is stopped"
+        assert y.requires_grad, _emb_cut(E, case)
         (y * g).sum().backward(); (want * g).sum().backward()
         gerr = (E.grad - ours.lut.weight.grad).abs().amax(-1)                    # (vocab,)
         assert gerr[PAD_ID] < 1e-5, _emb_wrong_side(E.grad, t, case) or (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({E.grad[PAD_ID].norm():.2g}); "
                                      "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens"
                                      + (", in eval mode as in training (whatever self.training is)" if case == 'eval mode' else ""))
         assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's" + _emb_factor(E.grad, ours.lut.weight.grad, 'gradients')
-    _emb_pad_id(MyEmbeddings); _emb_width(MyEmbeddings); assert (g := global_change(MyEmbeddings, 10, 4)) is None, f"MyEmbeddings(10, 4) {g}"
+    _emb_pad_id(MyEmbeddings); _emb_width(MyEmbeddings); _emb_normal(MyEmbeddings); assert (g := global_change(MyEmbeddings, 10, 4)) is None, f"MyEmbeddings(10, 4) {g}"
     return "MyEmbeddings matches Embeddings: initialisation, values and gradients"

@@ -168,6 +168,34 @@ def _sublayer_flow(s, ln, x) -> str:
             "them by 1/(1 - p_drop), so that their mean is f(x); use Dropout(f(x)) as it is, scaled by nothing else")
 
 
+# %% ../../nbs/course_model.ipynb #a29s0601
+def _drop_inplace(s, x) -> str:
+    "'' if the sub-layer `s`, in training mode, leaves its input as it was when f returns that input itself, else what changed it."
+    x2 = x.clone()
+    with torch.no_grad(): s.train()(x2, lambda t: t)
+    if torch.equal(x2, x): return ''
+    return ("in training mode with f(x) = x (an f that returns its input, or a view of it) forward changed x in place: an in-place dropout "
+            "(nn.Dropout(p, inplace=True), F.dropout(..., inplace=True)) zeroes f(x)'s entries in their own memory, which is x's; "
+            "use nn.Dropout(p_drop), which returns a new tensor")
+
+def _sub_one(s, x) -> str:
+    "'' if the sub-layer `s` keeps the shape of one sentence, x[:1], else what it returns."
+    with torch.no_grad(): y = s.eval()(x[:1], lambda t: 2 * t)
+    if getattr(y, 'shape', None) == x[:1].shape: return ''
+    return (f"one sentence, x of shape {tuple(x[:1].shape)}: forward returned {_got(y)}" + (": the batch axis of a batch of one is gone: .squeeze() without a "
+            "dim drops every axis of size 1; squeeze only an axis you added, or none" if getattr(y, 'dim', lambda: 0)() == 2 else ""))
+
+def _drop_whole(s, ln, x) -> str:
+    "If the sub-layer `s` (p_drop = 0.5, its LayerNorm `ln`), in training mode, drops whole positions of f(x) at once: that named; else ''."
+    LN, f = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias, ln.eps)), (lambda t: t.sin() + 1)
+    with torch.no_grad(): y = s.train()(x, f)
+    size = [x.abs() + 2 * f(x).abs(), 1.0]
+    kept = [near(y[b, i], LN(x + 2 * f(x))[b, i], 4 * x.shape[-1], magnitude=size) for b in range(x.shape[0]) for i in range(x.shape[1])]
+    gone = [near(y[b, i], LN(x)[b, i], 4 * x.shape[-1], magnitude=size) for b in range(x.shape[0]) for i in range(x.shape[1])]
+    if not (any(gone) and all(k or g for k, g in zip(kept, gone))): return ''
+    return ("in training mode your dropout drops whole positions of f(x), all d_model features of a position at once (nn.Dropout1d or "
+            "nn.Dropout2d, which drop channels, or one draw per position): nn.Dropout(p_drop) drops each entry on its own")
+
 # %% ../../nbs/course_model.ipynb #a26c0605
 @report
 def check_sublayer(cls) -> str:
@@ -192,15 +220,15 @@ def check_sublayer(cls) -> str:
                     "normalise with your nn.LayerNorm module, whose weight and bias are learned")}
         why = [(k, a) for k, (v, a) in seen.items() if near(y, v, 4 * 8, magnitude=size)]
         raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f"; {_sublayer_rest(y, x, f, ln)}"))
-    s, ln = built(0.5); s.train()
+    s, ln = built(0.5); s.train(); assert not (inplace := _drop_inplace(s, x)), inplace
     assert torch.allclose(s(x, lambda t: torch.zeros_like(t)), F.layer_norm(x, (8,), ln.weight, ln.bias, ln.eps), rtol=1e-4, atol=1e-6), \
         "with f(x) = 0 in training mode the output must be LayerNorm(x): the dropout acts on f(x) only, not on x, the sum or the output"
     assert not torch.equal(s(x, lambda t: t), s(x, lambda t: t)), "in training mode, Dropout(f(x)) must drop entries: where is the dropout?"
     five = lambda t: torch.full_like(t, 5.0)                                         # f ignores its input: only Dropout(f(x)) drops
     assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias, ln.eps), rtol=1e-4, atol=1e-6), \
-        "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
+        _drop_whole(s, ln, x) or "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
     assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), _eval_drop(s)
-    assert not (rate := _f_calls(s, x) or _drop_rate(*built(0.1), 0.1) or _drop_rate(*built(0.3), 0.3) or _sublayer_flow(*built(0.5), x)), rate
+    assert not (rate := _sub_one(s, x) or _f_calls(s, x) or _drop_rate(*built(0.1), 0.1) or _drop_rate(*built(0.3), 0.3) or _sublayer_flow(*built(0.5), x)), rate
     ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False, layer_norm_eps=ln.eps).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)
     with torch.no_grad():
@@ -325,9 +353,28 @@ def _enc_causal(m, y, s, t) -> str|None:
     return ("the encoder's self-attention is causal too: the encoder reads the whole source, every position every other; only the "
             "decoder's self-attention hides later positions; the encoder's mask is pad_mask(src) alone")
 
+# %% ../../nbs/course_model.ipynb #a29s0603
+def _mask_rank(fn, m, e:RuntimeError|None, s, t) -> str|None:
+    "If `fn` hands an attention of `m` a batch's mask with fewer axes than its scores (B, h, n_q, n_k), a (B, S) one say: that named, else None."
+    g, masks = _refusing(m), []
+    for l in [*g.encoder, *g.decoder]:
+        for a in (l.self_attn, *([l.cross_attn] if hasattr(l, 'cross_attn') else [])):
+            a.register_forward_pre_hook(lambda mod, args, kw: masks.append(kw.get('mask', args[2] if len(args) > 2 else None)), with_kwargs=True)
+    try:
+        with torch.no_grad(): fn(g, s, t)
+    except Exception: pass
+    batch = [pad_mask(s), pad_mask(t), pad_mask(t) & causal_mask(t.shape[1])]        # the masks with a batch axis: a (T, T) causal one broadcasts
+    bad = next((k for k in masks if isinstance(k, torch.Tensor) and k.dim() < 4 and any(k.numel() == b.numel() and torch.equal(k.reshape(-1), b.reshape(-1)) for b in batch)), None)
+    if bad is None: return None
+    return ((f"my_forward raised RuntimeError ({str(e).splitlines()[0][:80]}): " if e is not None else "") + f"a mask of shape {tuple(bad.shape)} reached an "
+            "attention, whose scores are (B, h, n_q, n_k): broadcasting lines a mask's axes up from the right, so the B of a (B, S) mask meets the "
+            "queries, and that of a (B, 1, S) one the heads (it runs only when B = h); pad_mask(src) gives (B, 1, 1, S) and make_tgt_mask(tgt) "
+            "(B, 1, T, T), each axis in its place")
+
 # %% ../../nbs/course_model.ipynb #a26c06m1
 def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
     "Why `fn` raised `e` on `s`, `t` (lengths S != T): a mask used where the other belongs, if it runs when both are as long; else `e` again."
+    if (rank := _mask_rank(fn, m, e, s, t)): return rank
     if _cross_reads_memory(fn, m, s, t):
         return (f"my_forward raised RuntimeError ({str(e).splitlines()[0][:100]}): the cross-attention's queries are the memory z; it is "
                 "cross_attn(t, z, mask=src_mask), the decoder's stream first (the queries), z second (the keys and values)")
@@ -550,6 +597,26 @@ def _forward_extra(fn, m, y, s, t) -> str|None:
                 "pre-LN stacks have): in the paper's post-LN model each sub-layer ends with its norm already; z is the last layer's output as it is")
     return _parts_unused(fn, m, s, t)
 
+# %% ../../nbs/course_model.ipynb #a29s0605
+def _stale_input(m, y, s, t) -> str|None:
+    "If `y` is `m`'s logits with one sub-layer's f fed an earlier x (the layer's input, or an earlier sub-layer's output), its residual right: named, else None."
+    def run(l, fs, x, i, j):                                                     # xs[k]: the input of sub-layer k; sub-layer i's f reads xs[j]
+        xs = [x]
+        for k, f in enumerate(fs): xs.append(l.sub[k].norm(xs[k] + f(xs[j] if k == i else xs[k])))
+        return xs[-1]
+    names = {'encoder': ('self-attention', 'feed-forward network'), 'decoder': ('self-attention', 'encoder-decoder attention', 'feed-forward network')}
+    for stack, subs in names.items():
+        for i in range(1, len(subs)):
+            for j in range(i):
+                kw = (dict(enc=lambda l, x, sm, i=i, j=j: run(l, [lambda u: l.self_attn(u, mask=sm), l.ffn], x, i, j)) if stack == 'encoder' else
+                      dict(dec=lambda v, l, k, x, z, sm, tm, i=i, j=j: run(l, [lambda u: l.self_attn(u, mask=tm), lambda u: l.cross_attn(u, z, mask=sm), l.ffn], x, i, j)))
+                with torch.no_grad():
+                    if not _same_logits(y, _layer_variant(m, **kw)(s, t), m, s, t): continue
+                return (f"in each {stack} layer the {subs[i]}, sub[{i}], reads " + ("the layer's input" if j == 0 else f"the output of sub[{j - 1}], the {subs[j - 1]}")
+                        + f", not the output of sub[{i - 1}] just before it: each sub-layer's f reads the running x, the same x its residual adds, "
+                        "x = sub[i].norm(x + f(x))")
+    return None
+
 # %% ../../nbs/course_model.ipynb #a26c0615s
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
@@ -589,7 +656,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _one_sub_pre_ln(m, y, s, t) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _layers_unused(fn, m, s, t) or _forward_extra(fn, m, y, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _one_sub_pre_ln(m, y, s, t) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _layers_unused(fn, m, s, t) or _forward_extra(fn, m, y, s, t) or _stale_input(m, y, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_model.ipynb #a26c0614
 @report
@@ -616,7 +683,10 @@ def check_forward(fn) -> str:
             "target with BOS, without its last token); use it as it is, every position" if tuple(getattr(y, 'shape', ()))[:2] == (t.shape[0], t.shape[1] - 1) else "")
         assert y.dtype == ref.dtype, f"my_forward's logits are {y.dtype}, the model's {ref.dtype}: return model.generator(y) as it is (no .double(), .float() or .half())"
         if (err := (y - ref).abs().max().item()) > _logit_tol(ref, m, s, t):
-            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
+            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_mask_rank(fn, m, None, s, t) or _output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
+        one, want = fn(_refusing(m), s[:1], t[:1]), m(s[:1], t[:1])                    # a batch of one sentence
+        assert getattr(one, 'shape', None) == want.shape, (f"one sentence, src (1, {s.shape[1]}): my_forward returned {_got(one)}, not {tuple(want.shape)}"
+            + ": the batch axis of a batch of one is gone: .squeeze() without a dim drops every axis of size 1; squeeze only an axis you added, or none" * (getattr(one, 'dim', lambda: 0)() == 2))
     return f"{fn.__name__} computes Transformer.forward"
 
 # %% ../../nbs/course_model.ipynb #a26c06h11
@@ -702,7 +772,7 @@ def check_parsing_counts(fn) -> str:
     parsing, readings = dict(N=4, d_model=1024), (16000, 16384)       # "16K": the paper does not say 16,000 or 2^14
     count = lambda tie, v, **over: count_config_params(get_model_config('base', **{**parsing, 'src_vocab': v, 'tgt_vocab': v, **over}, tie=tie))
     got = _counts_got(fn, count, readings)
-    assert isinstance(got, tuple) and len(got) == 2, f"{fn.__name__}() must return two counts, (tied, untied); got {got!r}"
+    assert isinstance(got, tuple) and len(got) == 2, f"{fn.__name__}() must return two counts, (tied, untied); got {got!r}" + (f": a {type(got).__name__} of two, return a tuple, tied, untied" if isinstance(got, (list, dict, set)) and len(got) == 2 else "")
     tied, untied = got
     for v in readings:
         if (tied, untied) == (count('all', v), count('none', v)):

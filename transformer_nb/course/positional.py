@@ -10,7 +10,7 @@ __all__ = ['check_encoding', 'check_relative_bias']
 # %% ../../nbs/course_positional.ipynb #cc05impx
 import math
 import torch
-from .checking import report, shape_axes
+from .checking import report, runs_ok, shape_axes
 
 # %% ../../nbs/course_positional.ipynb #a26s0502
 def _pe_table(n:int, d:int, base=10000, exp=2, swap=False, halves=False, start=0, multiply=False, raw=False) -> torch.Tensor:
@@ -70,6 +70,18 @@ def _pe_angles(pe, n:int, d:int) -> str:
                 "transpose, so each row mixes positions; make the angles (n, d_model/2) directly, pos[:, None] / 10000^(2i/d_model), or transpose them (.T)")
     return ""
 
+# %% ../../nbs/course_positional.ipynb #a29p0501
+def _pe_rate(th0:float, slope:float, n:int, d:int) -> str:
+    "If the positions run evenly from 0 to n or to 1 (linspace), or pair i turns by B^(-2i/d) with another base B (slope not whole): that named; else ''."
+    L = th0 * (n - 1)                                                             # the last position, if the angles are L/(n - 1) * pos * w_i
+    if abs(slope - 2) < 1e-2 and abs(th0 - 1) > 1e-3 and n > 2 and any(abs(L - e) < 1e-3 for e in (n, 1)):
+        return (f"every pair turns {th0:.4g} times as fast as the formula's: your n = {n} positions run evenly from 0 to {round(L)}, {th0:.4g} apart "
+                f"(torch.linspace(0, {round(L)}, n)); the positions are 0, 1, ..., n - 1, one apart: torch.arange(n)")
+    if abs(th0 - 1) > 1e-3 or abs(slope - round(slope)) < 1e-2: return ""
+    B = 10000 ** (slope / 2)
+    return (f"your pair i turns by {B:.6g}^(-2i/d_model) per position: the base is {B:.6g}, not 10000"
+            + (" (10e4 is 10 x 10^4 = 100000; 10000 is 1e4)" if abs(B / 1e5 - 1) < 1e-3 else "") + "; angle pos / 10000^(2i/d_model)")
+
 # %% ../../nbs/course_positional.ipynb #a26r0027
 def _pe_drawn(fn, pe, n:int, d:int) -> str:
     "If a second call gives another table: a drawn one (random, or a new learned table), named; else ''."
@@ -106,7 +118,7 @@ def _pe_rest(pe, n:int, d:int) -> str:
         if abs(slope - 2) < 1e-2 and round(k) != 0 and abs(k - round(k)) < 1e-2:
             return (f"your pair i turns as the formula's pair i + {round(k)}: the pairs are numbered from {round(k)}, exponent 2(i + {round(k)})/d_model; "
                     "i counts from 0, so the first pair, dimensions 0 and 1, has the angle pos / 10000^0 = pos")
-        return _pe_width(th[0].item(), slope, d) or (f"your pair i turns by {th[0]:.4g} x 10000^(-{slope:.3g} i / d_model) per position; the formula's turns by "
+        return _pe_width(th[0].item(), slope, d) or _pe_rate(th[0].item(), slope, n, d) or (f"your pair i turns by {th[0]:.4g} x 10000^(-{slope:.3g} i / d_model) per position; the formula's turns by "
                 f"10000^(-2i / d_model): angle pos / 10000^(2i/d_model), with i the pair's index")
     k = int((th - want).abs().argmax())
     return f"pair {k} (dimensions {2 * k}, {2 * k + 1}) turns by {th[k]:.4g} per position, the formula's by 1 / 10000^(2*{k}/{d}) = {want[k]:.4g}"
@@ -136,7 +148,8 @@ def check_encoding(fn) -> str:
             "is 0, as in fairseq's and tensor2tensor's spacing 10000^(-i/(d_model/2 - 1)), which differs from §3.5's for every d_model: pair i's angle is pos / 10000^(2i/d_model)") from None
         assert isinstance(pe, torch.Tensor) and tuple(pe.shape) == (n, d), (f"{fn.__name__}({n}, {d}) gave "
             f"{tuple(pe.shape) if isinstance(pe, torch.Tensor) else type(pe).__name__}; expected a tensor of shape ({n}, {d})"
-            + (f": yours is {axes}; one row per position, (n, d_model): transpose it" if isinstance(pe, torch.Tensor) and (axes := shape_axes(pe.shape, dict(n=n, d_model=d))) else
+            + (": the axis of n = 1 is gone: .squeeze() without a dim drops every axis of size 1; return (n, d_model) always, or squeeze(dim)" if isinstance(pe, torch.Tensor) and pe.dim() < 2 and pe.numel() == n * d and 1 in (n, d) else
+               f": yours is {axes}; one row per position, (n, d_model): transpose it" if isinstance(pe, torch.Tensor) and (axes := shape_axes(pe.shape, dict(n=n, d_model=d))) else
                ": the sines and cosines are stacked on a last axis of 2, (n, d_model/2, 2) (my_encoding(3, 4) is (3, 2, 2)): flatten(1) "
                "lays each pair out as sin, cos, sin, cos, one row per position" if isinstance(pe, torch.Tensor) and getattr(fn(3, 4), 'shape', None) == (3, 2, 2) else
                ": yours has a leading axis of size 1, a batch axis (pe.unsqueeze(0)); return the (n, d_model) table itself, which broadcasts "
@@ -277,19 +290,48 @@ def _bias_cell(b, table, i:int, j:int) -> str:
     return ("no row of the table" if col is None or b.shape[0] == 1 else f"one entry of column {col} for every head: each head gets head {col}'s bias; "
             "b[h] is column h of the table, table[idx, h] (permute the (n_q, n_k, h) lookup to (h, n_q, n_k))")
 
-def _bias_first(rb) -> None:
-    "`rb(2, 2)`; an offset tensor of floats (a float arange or step) named: table indices are integers."
+def _bias_first(rb, K:int) -> None:
+    "`rb(2, 2)`; an offset tensor of floats (a float arange or step) named, and a width taken from the offsets (F.one_hot without num_classes)."
     try: rb(2, 2)
     except IndexError as e:
         if 'must be long' not in str(e): raise
         raise AssertionError(f"forward(2, 2) raised IndexError ({str(e)[:45]}): your offsets j - i are floats (an arange with a float dtype or step, "
                              "or a division): table rows are picked by integers; torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None] is int64") from None
+    except RuntimeError as e:
+        if not runs_ok(rb, K + 1, K + 1): raise
+        raise AssertionError(f"forward(2, 2) raised RuntimeError ({str(e)[:60]}), and forward({K + 1}, {K + 1}), whose offsets reach -K and K, runs: "
+                             "a width taken from the offsets, F.one_hot(idx) (max + 1 columns unless num_classes= is given); the table has 2K + 1 rows "
+                             "whatever offsets a call holds: F.one_hot(idx, num_classes=2 * K + 1), or index table[idx]") from None
+
+# %% ../../nbs/course_positional.ipynb #a29p0503
+def _bias_squeezed(b, h:int, n_q:int, n_k:int) -> str:
+    "If `b` is (h, n_q, n_k) with its axes of size 1 dropped (a bare squeeze()): that named, else ''."
+    ones = [f"{a} = 1" for a, s in zip(('h', 'n_q', 'n_k'), (h, n_q, n_k)) if s == 1]
+    if not (isinstance(b, torch.Tensor) and ones and list(b.shape) == [s for s in (h, n_q, n_k) if s != 1]): return ""
+    return (f": the axis of {', '.join(ones)} is gone: .squeeze() without a dim drops every axis of size 1, and h, n_q or n_k can be 1; "
+            "return (h, n_q, n_k) always, or squeeze only the axis you added, squeeze(dim)")
+
+def _bias_same(call, shape) -> str:
+    "If forward gives a bias of one shape, `shape`, whatever n_q and n_k: kept from the first call, named; else ''."
+    if {tuple(getattr(call(a, b), 'shape', ())) for a, b in ((4, 4), (3, 6), (6, 2))} != {tuple(shape)}: return ""
+    return (f": forward gives {tuple(shape)} whatever n_q and n_k: a bias kept from the first call (self.b set once, or a cache not keyed "
+            "by the sizes); compute it for the n_q and n_k of each call")
+
+def _bias_fresh(rb, table) -> None:
+    "Fail, naming it, if forward(3, 3) stays the same when the table changes: a bias kept from an earlier call."
+    kept = table.detach().clone(); before = rb(3, 3).detach().clone()
+    with torch.no_grad(): table.add_(1.0)
+    after = rb(3, 3).detach()
+    with torch.no_grad(): table.copy_(kept)
+    assert not torch.equal(after, before), ("forward(3, 3) is the same after the table changed: a bias kept from an earlier call (a cache per "
+        "(n_q, n_k)) goes stale once the optimizer updates the table, and its graph is spent after one backward; index the table at every call "
+        "(the offsets alone may be kept)")
 
 # %% ../../nbs/course_positional.ipynb #a26s0509
 @report
 def check_relative_bias(RelativeBias) -> str:
     "05_positional_encoding, exercise 4: `RelativeBias(h, K)(n_q, n_k)` must give b[h, i, j] = table[clip(j - i, -K, K) + K, h]."
-    h, K = 3, 2; rb = RelativeBias(h, K); _bias_first(rb)
+    h, K = 3, 2; rb = RelativeBias(h, K); _bias_first(rb, K)
     ps = list(rb.parameters())
     assert len(ps) == 1 and tuple(ps[0].shape) == (2 * K + 1, h), (f"RelativeBias(h={h}, K={K}) should have one parameter, "
         f"the table of shape ({2 * K + 1}, {h}), a row per clipped offset; it has {[tuple(p.shape) for p in ps]}" + _bias_parts(rb, h, K)); _bias_kept(rb)
@@ -305,7 +347,7 @@ def check_relative_bias(RelativeBias) -> str:
                                  "clamp(j - i, -K, K), then add K") from None
     for n_q, n_k in sizes:
         assert tuple(call(n_q, n_k).shape) == (h, n_q, n_k), (f"forward({n_q}, {n_k}) has shape {tuple(rb(n_q, n_k).shape)}; expected (h, n_q, n_k) = {(h, n_q, n_k)}"
-            + (_bias_args(call, table, K) or (f": yours is {axes} (forward(2, 5) has shape {tuple(call(2, 5).shape)}); permute the axes to (h, n_q, n_k)"
+            + (_bias_squeezed(call(n_q, n_k), h, n_q, n_k) or _bias_same(call, call(n_q, n_k).shape) or _bias_args(call, table, K) or (f": yours is {axes} (forward(2, 5) has shape {tuple(call(2, 5).shape)}); permute the axes to (h, n_q, n_k)"
                if (axes := shape_axes(call(2, 5).shape, dict(h=h, n_q=2, n_k=5))) else {(h, 2, 2): ": the key axis has n_q entries: j - i takes j from "
                "the keys, torch.arange(n_k), and i from the queries, torch.arange(n_q)", (h, 5, 5): ": the query axis has n_k entries: j - i takes i "
                "from the queries, torch.arange(n_q), and j from the keys, torch.arange(n_k)", (1, h, 2, 5): ": a leading axis of 1, (1, h, n_q, n_k), as Hugging "
@@ -319,7 +361,7 @@ def check_relative_bias(RelativeBias) -> str:
                 assert torch.equal(b[:, i, j], table[o + K]), (f"forward({n_q}, {n_k})[:, {i}, {j}] should be table[{o + K}] "
                     f"(offset j - i = {j - i}" + (f", clipped to {o}" if o != j - i else "") + f", plus K); it is {got[0]}"
                     + _bias_hint(b.detach(), table.detach(), n_q, n_k, K))
-    _bias_long(call, table.detach(), h, K); out = rb(6, 6)                       # 70 queries, 90 keys: past a table of offsets made for 64
+    _bias_long(call, table.detach(), h, K); _bias_fresh(rb, table); out = rb(6, 6)                       # 70 queries, 90 keys: past a table of offsets made for 64
     assert out.requires_grad, ("the bias does not depend on the table: index the nn.Parameter itself, table[idx], not a copy "
                                "(.detach(), .numpy(), .tolist() or torch.tensor(...) cut the gradient)")
     out.sum().backward()
