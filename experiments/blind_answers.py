@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, and the twenty-eighth, `28`, of notebooks 00 to 03 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, and the thirty-first, `31`, of notebooks 11 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -373,6 +373,39 @@ SETS = {
               ('first_run', '03_ffn', "d_model read from conv[2]'s input axis (d_ff)"): 'misleading',
           },
            set()),
+    '29': ('twenty-ninth', 'blind_answers_29_set', {
+              ('first_run', '04_embeddings', 'F.one_hot without num_classes: width max id + 1, not vocab'): 'generic',
+              ('first_run', '04_embeddings', 'E frozen (requires_grad=False), as a fixed table'): 'misleading',
+              ('first_run', '05_positional_encoding', 'F.one_hot of the clipped index without num_classes: breaks when the offsets do not reach K'): 'generic',
+              ('first_run', '05_positional_encoding', '10e4 typed for 10000 (that is 100000)'): 'generic',
+              ('first_run', '05_positional_encoding', 'positions by linspace(0, n, n): spaced n/(n - 1) apart'): 'generic',
+              ('first_run', '05_positional_encoding', 'squeeze() at the end: h = 1 (or n_q = 1) loses an axis'): 'misleading',
+              ('first_run', '06_model', 'nn.Dropout1d: whole positions dropped, not single features'): 'misleading',
+              ('first_run', '06_model', 'the source mask (B, S) without its head and query axes'): 'generic',
+              ('first_run', '06_model', "the FFN sub-layer fed the layer's input, not the attention sub-layer's output"): 'generic',
+              ('first_run', '07_why_self_attention', 'the mask inverted in torch.where: the padded rows kept, the real ones -inf'): 'misleading',
+              ('first_run', '07_why_self_attention', 'the queries windowed and the keys not: the band transposed'): 'generic',
+              ('first_run', '07_why_self_attention', "the mask from query 0's window (arange(-w, w + 1) < 0) for every query"): 'generic',
+              ('first_run', '07_why_self_attention', 'a loop over the offsets summing exp(score) without the max: overflows for large scores'): 'misleading',
+              ('first_run', '07_why_self_attention', 'unfold without padding: the first and last w queries output 0'): 'misleading',
+          },
+           {('06_model', 'tgt_vocab left at its default (37000): only the source vocabulary 16K')}),   # tie_weights hangs the 16K source matrix on the target embedding and the output layer: the model counted is the shared-16K one
+    '30': ('thirtieth', 'blind_answers_30_set', {
+              ('first_run', '08_data', 'a new list built with the loop bound len(syms) - 1: the last symbol dropped when it is not merged'): 'misleading',
+              ('first_run', '08_data', "segment keyed by a merge's rank, GPT-2 style, but the rank taken from a dict built once (a default argument): stale for other merges"): 'generic',
+              ('first_run', '09_training', 'precedence: d_model ** -1/2 is 1/(2 d_model)'): 'misleading',
+              ('first_run', '09_training', 'the factor d_model ** -0.5 inside the min, on the decay branch only'): 'misleading',
+              ('first_run', '09_training', 'a cache keyed by the step alone (a default dict argument): another d_model or warm-up at a cached step gets the old rate'): 'misleading',
+              ('first_run', '09_training', 'V from axis 1 (logits.shape[1]): right for 2-d logits only'): 'generic',
+              ('first_run', '09_training', 'the reference mass added by q[..., target] += 1 - eps (advanced indexing: every row gets every target)'): 'generic',
+              ('first_run', '10_decoding', 'scatter with a (1, 2) index: PAD and BOS forbidden in the first row only'): 'misleading',
+              ('first_run', '10_decoding', 'a source mask of (B, 1, S) by hand: it broadcasts over the heads, not the batch (right for a batch of one)'): 'generic',
+              ('first_run', '10_decoding', 'the source mask from pad_mask(ys), the prefix, in an encode/decode by hand'): 'generic',
+              ('first_run', '10_decoding', "each row's last position picked with logits[:, idx] (a (B, B) pick, not one per row)"): 'generic',
+              ('first_run', '10_decoding', 'argmax first, the second best when it is PAD or BOS: wrong when PAD and BOS are the two best'): 'generic',
+              ('first_run', '10_decoding', 'index_fill on axis 0: rows PAD_ID and BOS_ID of the batch forbidden, not the tokens'): 'generic',
+          },
+           set()),
     '31': ('thirty-first', 'blind_answers_31_set', {
               ('first_run', '11_results', 'the brevity penalty inside the geometric mean (its log added to the four logs, all divided by 4)'): 'generic',
               ('first_run', '11_results', "each distinct hypothesis n-gram credited with the reference's count (not the smaller of the two)"): 'misleading',
@@ -401,39 +434,6 @@ SETS = {
               ('first_run', '14_since_2017', 'unfold(1, h/g, 1): the first g sliding windows (step 1), overlapping'): 'generic',
            },
            set()),
-    '30': ('thirtieth', 'blind_answers_30_set', {
-              ('first_run', '08_data', 'a new list built with the loop bound len(syms) - 1: the last symbol dropped when it is not merged'): 'misleading',
-              ('first_run', '08_data', "segment keyed by a merge's rank, GPT-2 style, but the rank taken from a dict built once (a default argument): stale for other merges"): 'generic',
-              ('first_run', '09_training', 'precedence: d_model ** -1/2 is 1/(2 d_model)'): 'misleading',
-              ('first_run', '09_training', 'the factor d_model ** -0.5 inside the min, on the decay branch only'): 'misleading',
-              ('first_run', '09_training', 'a cache keyed by the step alone (a default dict argument): another d_model or warm-up at a cached step gets the old rate'): 'misleading',
-              ('first_run', '09_training', 'V from axis 1 (logits.shape[1]): right for 2-d logits only'): 'generic',
-              ('first_run', '09_training', 'the reference mass added by q[..., target] += 1 - eps (advanced indexing: every row gets every target)'): 'generic',
-              ('first_run', '10_decoding', 'scatter with a (1, 2) index: PAD and BOS forbidden in the first row only'): 'misleading',
-              ('first_run', '10_decoding', 'a source mask of (B, 1, S) by hand: it broadcasts over the heads, not the batch (right for a batch of one)'): 'generic',
-              ('first_run', '10_decoding', 'the source mask from pad_mask(ys), the prefix, in an encode/decode by hand'): 'generic',
-              ('first_run', '10_decoding', "each row's last position picked with logits[:, idx] (a (B, B) pick, not one per row)"): 'generic',
-              ('first_run', '10_decoding', 'argmax first, the second best when it is PAD or BOS: wrong when PAD and BOS are the two best'): 'generic',
-              ('first_run', '10_decoding', 'index_fill on axis 0: rows PAD_ID and BOS_ID of the batch forbidden, not the tokens'): 'generic',
-          },
-           set()),
-    '29': ('twenty-ninth', 'blind_answers_29_set', {
-              ('first_run', '04_embeddings', 'F.one_hot without num_classes: width max id + 1, not vocab'): 'generic',
-              ('first_run', '04_embeddings', 'E frozen (requires_grad=False), as a fixed table'): 'misleading',
-              ('first_run', '05_positional_encoding', 'F.one_hot of the clipped index without num_classes: breaks when the offsets do not reach K'): 'generic',
-              ('first_run', '05_positional_encoding', '10e4 typed for 10000 (that is 100000)'): 'generic',
-              ('first_run', '05_positional_encoding', 'positions by linspace(0, n, n): spaced n/(n - 1) apart'): 'generic',
-              ('first_run', '05_positional_encoding', 'squeeze() at the end: h = 1 (or n_q = 1) loses an axis'): 'misleading',
-              ('first_run', '06_model', 'nn.Dropout1d: whole positions dropped, not single features'): 'misleading',
-              ('first_run', '06_model', 'the source mask (B, S) without its head and query axes'): 'generic',
-              ('first_run', '06_model', "the FFN sub-layer fed the layer's input, not the attention sub-layer's output"): 'generic',
-              ('first_run', '07_why_self_attention', 'the mask inverted in torch.where: the padded rows kept, the real ones -inf'): 'misleading',
-              ('first_run', '07_why_self_attention', 'the queries windowed and the keys not: the band transposed'): 'generic',
-              ('first_run', '07_why_self_attention', "the mask from query 0's window (arange(-w, w + 1) < 0) for every query"): 'generic',
-              ('first_run', '07_why_self_attention', 'a loop over the offsets summing exp(score) without the max: overflows for large scores'): 'misleading',
-              ('first_run', '07_why_self_attention', 'unfold without padding: the first and last w queries output 0'): 'misleading',
-          },
-           {('06_model', 'tgt_vocab left at its default (37000): only the source vocabulary 16K')}),   # tie_weights hangs the 16K source matrix on the target embedding and the output layer: the model counted is the shared-16K one
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'
