@@ -772,7 +772,7 @@ def check_parsing_counts(fn) -> str:
     parsing, readings = dict(N=4, d_model=1024), (16000, 16384)       # "16K": the paper does not say 16,000 or 2^14
     count = lambda tie, v, **over: count_config_params(get_model_config('base', **{**parsing, 'src_vocab': v, 'tgt_vocab': v, **over}, tie=tie))
     got = _counts_got(fn, count, readings)
-    assert isinstance(got, tuple) and len(got) == 2, f"{fn.__name__}() must return two counts, (tied, untied); got {got!r}" + (f": a {type(got).__name__} of two, return a tuple, tied, untied" if isinstance(got, (list, dict, set)) and len(got) == 2 else "")
+    assert isinstance(got, tuple) and len(got) == 2, f"{fn.__name__}() must return two counts, (tied, untied); got {got!r}" + (f": a {type(got).__name__} of two: write `return tied, untied`, a tuple" if isinstance(got, (list, dict, set)) and len(got) == 2 else "")
     tied, untied = got
     for v in readings:
         if (tied, untied) == (count('all', v), count('none', v)):
