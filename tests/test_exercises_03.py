@@ -346,7 +346,7 @@ def _n9_ffn(conv, b1=True, b2=True, copy=True):
     return f
 NINTH = [('second bias not copied', _n9_c2f, (lambda conv: _n9_ffn(conv, b2=False),), "w_2.bias is still all zero: it was not copied from conv[2].bias"),
          ('first bias not copied', _n9_c2f, (lambda conv: _n9_ffn(conv, b1=False),), "w_1.bias is still all zero: it was not copied from conv[0].bias"),
-         ('nothing copied', _n9_c2f, (lambda conv: _n9_ffn(conv, copy=False),), "w_1.weight was not copied from conv[0].weight")]
+         ('nothing copied', _n9_c2f, (lambda conv: _n9_ffn(conv, copy=False),), "none of w_1, w_2 and their biases holds any of the convolutions' numbers: the copy never reached")]
 def _n9_no_relu(conv):
     f = _n9_ffn(conv); return nn.Sequential(f.w_1, f.w_2)
 NINTH += [('a Sequential without the ReLU', _n9_c2f, (_n9_no_relu,), "return a FeedForward, not Sequential")]
