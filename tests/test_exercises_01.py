@@ -706,6 +706,8 @@ _T32 = {   # label: (the exercise, the answer's code, what its message must say)
         "float32\\ q,\\ k,\\ v\\ gave\\ the\\ output\\ in\\ torch\\.float64\\ and\\ the\\ weights\\ in\\ torch\\.float64:\\ compute\\ in\\ the\\ inputs'\\ dtype"),
     'variant: the weights alone in float64': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = (q @ k.mT).double() / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return (w @ v.double()).to(q.dtype), w",
         'float32\\ q,\\ k,\\ v\\ gave\\ the\\ weights\\ in\\ torch\\.float64'),
+    'a softmax by hand over its sum plus 1e-9': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.mT / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    e = (s - s.amax(-1, keepdim=True)).exp().nan_to_num(0.0)\n    w = e / (e.sum(-1, keepdim=True) + 1e-9)\n    return w @ v, w",
+        'a\\ small\\ constant\\ added\\ to\\ the\\ sum\\ you\\ divide\\ by'),
     'arange in int8': ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n, dtype=torch.int8)\n    return ((i[:, None] - i[None, :]).abs() <= r // 2)[None, None]',
         'wrong\\ past\\ 127:\\ the\\ positions\\ overflow\\ a\\ small\\ integer\\ dtype'),
     'variant: positions in int16 squared': ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n, dtype=torch.int16)\n    return ((i[:, None] - i[None, :]) ** 2 <= (r // 2) ** 2)[None, None]',

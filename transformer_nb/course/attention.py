@@ -135,7 +135,8 @@ def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
         sums = [a for a in range(w.dim() - 1) if _same(w.sum(a), torch.ones(()).to(w), q, k)]
         i, place = largest_at(w.sum(-1, keepdim=True) - 1, axes.rsplit(' ', 1)[0] + ' ')
         return (f"each query's weights must sum to 1 over the keys, softmax(scores, dim=-1); at [{place}] they sum to {w.sum(-1, keepdim=True)[i].item():.4g}"
-                + (f", and it is the {axes.split()[sums[0]]} axis (dim={sums[0]}) that sums to 1" if sums else ""))
+                + (f", and it is the {axes.split()[sums[0]]} axis (dim={sums[0]}) that sums to 1" if sums else "") + (f" (1 - {1 - w.sum(-1, keepdim=True)[i].item():.2g}): a small constant "
+                   "added to the sum you divide by (sum + 1e-9, an eps) shifts every weight; divide by the sum alone, or use softmax(dim=-1)" if 0 < 1 - w.sum(-1, keepdim=True)[i].item() < 1e-5 else ""))
     return (f"the rows sum to 1 and the mask is kept, so the scores differ from q k^T / sqrt(d_k): {where_differ(w, want, axes)}; "
             "check that k is transposed on its last two axes (k.transpose(-2, -1)) and q, k are not swapped")
 
@@ -243,6 +244,13 @@ def _far_scores(fn) -> None:
     assert torch.allclose(w[0, 1], want[0, 1]), (f"query 1's allowed keys score -1e10 and -2e10: your weights are {show(1)}, not [1, 0, 0]: a finite fill "
         "(-1e9, -1e4, or a dtype's min halved) is not below every score, and the masked key filled with it wins; fill with float('-inf')")
 
+def _sum_story(w) -> str|None:
+    "If some query's weights sum to a little less than 1 (past rounding, under 1e-5 short: an eps in the denominator): named, else None."
+    short = 1 - w.sum(-1)
+    if near(w.sum(-1), torch.ones(()).to(w), w.shape[-1]) or not ((short > 0) & (short < 1e-5)).any(): return None
+    return (f"a query's weights sum to 1 - {short.max().item():.2g}: a small constant added to the sum you divide by (sum + 1e-9, an eps) "
+            "shifts every weight; divide by the sum alone, or use softmax(dim=-1)")
+
 def _dtype_kept(fn, q, k, v) -> None:
     "Fail, naming a cast, if float32 q, k, v give an output or weights of another dtype."
     out, w = fn(q.float(), k.float(), v.float())
@@ -281,7 +289,7 @@ def check_attention(fn) -> str:
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
                lambda: _axis_from_front(fn, q, k, v) or _float32_story(w, 'weights') or diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
-               lambda: "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
+               lambda: _sum_story(w) or "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
     _large_scores(fn, q, k, v); assert (g := global_change(fn, q, k, v)) is None, f"{fn.__name__} {g}"                                                         # exp() overflows past 709
     _size_one(fn, q, k, v); _grads_flow(fn, q, k, v); _three_axes(fn, q, k, v)                                   # .squeeze() would drop the axes of size 1
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
