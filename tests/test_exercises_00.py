@@ -227,7 +227,7 @@ def _first_row_only(seqs, pad_id=PAD_ID):
     for r in _pad(seqs, pad_id).tolist(): return torch.tensor([r])
 
 @pytest.mark.parametrize('answer, says', [
-    (lambda seqs, pad_id=PAD_ID: _pad(seqs, pad_id).squeeze(), r"pad_batch\(\[\[2, 3\]\]\): shape \(2,\); .*a batch of one came back without its batch axis: \.squeeze\(\)"),
+    (lambda seqs, pad_id=PAD_ID: _pad(seqs, pad_id).squeeze(), r"pad_batch\(\[\[2, 3\]\]\): shape \(2,\); .*a batch of one came back without its batch axis \(a \.squeeze\(\)"),
     (lambda seqs, pad_id=PAD_ID: torch.tensor([s[:-1] + [pad_id] * (max(map(len, seqs)) - len(s)) + s[-1:] for s in seqs]),
      r"the pads went in before each sentence's last id \(its </s>, EOS_ID = 3\)"),
     (_first_row_only, r"shape \(1, 4\); .*one row for 2 sentences: a return inside the loop"),
@@ -363,4 +363,36 @@ def test_the_twenty_eighth_sets_misses_are_named(label):
     calls = {'pad_batch': 'check_pad_batch(pad_batch)'}
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t28_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+# ---------------------------------------------------------------- the thirty-second blind set's misses, and another learner's variant of each
+from nbtools import assert_rejects as _t32_rejects
+
+_T32_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.course.core import check_pad_batch'   # the names the exercise's cell sees
+_T32 = {   # label: (the exercise, the answer's code, what its message must say)
+    'the width len(max(seqs))': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = len(max(seqs))\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        'your\\ width\\ is\\ the\\ length\\ of\\ max\\(seqs\\),\\ and\\ max\\ compares\\ lists\\ id\\ by\\ id'),
+    'variant: the width of sorted(seqs)[-1], the rows cut to it': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = len(sorted(seqs)[-1])\n    return torch.tensor([list(s)[:n] + [pad_id] * (n - len(s[:n])) for s in seqs], dtype=torch.long)',
+        'your\\ width\\ is\\ the\\ length\\ of\\ max\\(seqs\\),\\ and\\ max\\ compares\\ lists\\ id\\ by\\ id'),
+    'the width of the last sentence': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = len(seqs[-1])\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        'it\\ runs\\ when\\ the\\ longest\\ sentence\\ comes\\ last,\\ and\\ not\\ when\\ it\\ comes\\ first'),
+    "variant: the last sentence's width, the rows cut to it": ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = len(seqs[-1])\n    return torch.tensor([list(s)[:n] + [pad_id] * (n - len(s[:n])) for s in seqs], dtype=torch.long)',
+        'it\\ runs\\ when\\ the\\ longest\\ sentence\\ comes\\ last,\\ and\\ not\\ when\\ it\\ comes\\ first'),
+    'pad_id keyword-only': ('pad_batch', '\ndef pad_batch(seqs, *, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        'the\\ notebook\\ passes\\ pad_id\\ second,\\ pad_batch\\(seqs,\\ pad_id\\)'),
+    'variant: pad_id read from **kw': ('pad_batch', "\ndef pad_batch(seqs, **kw):\n    pad_id, n = kw.get('pad_id', PAD_ID), max(len(s) for s in seqs)\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)",
+        'the\\ notebook\\ passes\\ pad_id\\ second,\\ pad_batch\\(seqs,\\ pad_id\\)'),
+    'a batch of one returned as its row': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    if len(seqs) == 1: return torch.tensor(seqs[0], dtype=torch.long)\n    n = max(len(s) for s in seqs)\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        'a\\ batch\\ of\\ one\\ came\\ back\\ without\\ its\\ batch\\ axis\\ \\(a\\ \\.squeeze\\(\\),\\ which\\ drops\\ every\\ size\\-1\\ axis,\\ B\\ =\\ 1\\ too,\\ or\\ a\\ lone\\ sentence\\ returned\\ as\\ its\\ row\\)'),
+}
+
+@pytest.mark.parametrize('label', list(_T32))
+def test_the_thirty_second_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T32[label]
+    ns = {}
+    exec(_T32_PRELUDE, ns); exec(src, ns)
+    calls = {'pad_batch': 'check_pad_batch(pad_batch)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t32_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -688,3 +688,43 @@ def test_the_twenty_eighth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t28_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+# ---------------------------------------------------------------- the thirty-second blind set's misses, and another learner's variant of each
+from nbtools import assert_rejects as _t32_rejects
+
+_T32_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.attention import *\nfrom transformer_nb.course.attention import check_attention, check_restricted'   # the names the exercise's cell sees
+_T32 = {   # label: (the exercise, the answer's code, what its message must say)
+    'softmax over every key, then masked and renormalised': ('attention', '\ndef my_attention(q, k, v, mask=None):\n    w = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).softmax(dim=-1)\n    if mask is not None:\n        w = w * mask\n        w = w / w.sum(-1, keepdim=True).clamp_min(1e-12)\n    return w @ v, w',
+        'the\\ softmax\\ ran\\ over\\ every\\ key\\ and\\ the\\ mask\\ came\\ after\\ it'),
+    'variant: softmax times the mask, over its sum, NaN to 0': ('attention', '\ndef my_attention(q, k, v, mask=None):\n    w = F.softmax(q @ k.mT / q.shape[-1] ** 0.5, dim=-1)\n    if mask is not None: w = w * mask.float(); w = (w / w.sum(-1, keepdim=True)).nan_to_num(0.0)\n    return w @ v, w',
+        'the\\ softmax\\ ran\\ over\\ every\\ key\\ and\\ the\\ mask\\ came\\ after\\ it'),
+    '-1e9 fill, empty rows zeroed by mask.any': ('attention', '\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is None: w = s.softmax(dim=-1)\n    else: w = s.masked_fill(~mask, -1e9).softmax(dim=-1) * mask.any(-1, keepdim=True)\n    return w @ v, w',
+        "a\\ finite\\ fill\\ \\(\\-1e9,\\ \\-1e4,\\ or\\ a\\ dtype's\\ min\\ halved\\)\\ is\\ not\\ below\\ every\\ score"),
+    'variant: -1e4 fill, masked weights zeroed after': ('attention', '\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.mT / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, -1e4)\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w',
+        "a\\ finite\\ fill\\ \\(\\-1e9,\\ \\-1e4,\\ or\\ a\\ dtype's\\ min\\ halved\\)\\ is\\ not\\ below\\ every\\ score"),
+    'computed and returned in float64': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v.double(), w",
+        "float32\\ q,\\ k,\\ v\\ gave\\ the\\ output\\ in\\ torch\\.float64\\ and\\ the\\ weights\\ in\\ torch\\.float64:\\ compute\\ in\\ the\\ inputs'\\ dtype"),
+    'variant: the weights alone in float64': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = (q @ k.mT).double() / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return (w @ v.double()).to(q.dtype), w",
+        'float32\\ q,\\ k,\\ v\\ gave\\ the\\ weights\\ in\\ torch\\.float64'),
+    'a softmax by hand over its sum plus 1e-9': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.mT / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    e = (s - s.amax(-1, keepdim=True)).exp().nan_to_num(0.0)\n    w = e / (e.sum(-1, keepdim=True) + 1e-9)\n    return w @ v, w",
+        'a\\ small\\ constant\\ added\\ to\\ the\\ sum\\ you\\ divide\\ by'),
+    'arange in int8': ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n, dtype=torch.int8)\n    return ((i[:, None] - i[None, :]).abs() <= r // 2)[None, None]',
+        'wrong\\ past\\ 127:\\ the\\ positions\\ overflow\\ a\\ small\\ integer\\ dtype'),
+    'variant: positions in int16 squared': ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n, dtype=torch.int16)\n    return ((i[:, None] - i[None, :]) ** 2 <= (r // 2) ** 2)[None, None]',
+        'the\\ positions\\ overflow\\ a\\ small\\ integer\\ dtype'),
+    'a mask cached by n': ('restricted_mask', '\ndef restricted_mask(n, r, _cache={}):\n    if n not in _cache:\n        i = torch.arange(n)\n        _cache[n] = ((i[:, None] - i[None, :]).abs() <= r // 2)[None, None]\n    return _cache[n]',
+        'your\\ function\\ keeps\\ a\\ mask\\ between\\ calls\\ \\(a\\ cache\\ keyed\\ by\\ n\\ alone'),
+    'variant: a mask cached by r': ('restricted_mask', '\n_masks = {}\ndef restricted_mask(n, r):\n    if r not in _masks:\n        i = torch.arange(n)\n        _masks[r] = ((i[:, None] - i[None, :]).abs() <= r // 2)[None, None]\n    return _masks[r]',
+        'your\\ function\\ keeps\\ a\\ mask\\ between\\ calls\\ \\(a\\ cache\\ keyed\\ by\\ r\\ alone'),
+}
+
+@pytest.mark.parametrize('label', list(_T32))
+def test_the_thirty_second_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T32[label]
+    ns = {}
+    exec(_T32_PRELUDE, ns); exec(src, ns)
+    calls = {'attention': 'check_attention(my_attention)', 'restricted_mask': 'check_restricted(restricted_mask)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t32_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -1013,3 +1013,25 @@ def test_the_twenty_eighth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t28_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+# ---------------------------------------------------------------- the thirty-second blind set's misses, and another learner's variant of each
+from nbtools import assert_rejects as _t32_rejects
+
+_T32_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.attention import *\nfrom transformer_nb.multihead import MultiHeadAttention\nfrom transformer_nb.course.multihead import check_heads, check_loop_mha'   # the names the exercise's cell sees
+_T32 = {   # label: (the exercise, the answer's code, what its message must say)
+    'forward(x, mask, mem)': ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model)\n    def forward(self, x, mask=None, mem=None):\n        mem = x if mem is None else mem\n        m = None if mask is None else mask[:, 0]\n        heads = [attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight.copy_(W.weight[rows]); lin.bias.copy_(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        'your\\ forward\\ takes\\ \\(x,\\ mask,\\ mem\\),\\ the\\ mask\\ second'),
+    'variant: forward(x, attn_mask, memory)': ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model)\n    def forward(self, x, attn_mask=None, memory=None):\n        mem = x if memory is None else memory\n        m = None if attn_mask is None else attn_mask[:, 0]\n        heads = [attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight.copy_(W.weight[rows]); lin.bias.copy_(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        'your\\ forward\\ takes\\ \\(x,\\ attn_mask,\\ memory\\),\\ the\\ mask\\ second'),
+}
+
+@pytest.mark.parametrize('label', list(_T32))
+def test_the_thirty_second_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T32[label]
+    ns = {}
+    exec(_T32_PRELUDE, ns); exec(src, ns)
+    calls = {'heads': 'check_heads(split_heads, merge_heads)', 'LoopMHA': 'check_loop_mha(LoopMHA)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t32_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -346,7 +346,7 @@ def _n9_ffn(conv, b1=True, b2=True, copy=True):
     return f
 NINTH = [('second bias not copied', _n9_c2f, (lambda conv: _n9_ffn(conv, b2=False),), "w_2.bias is still all zero: it was not copied from conv[2].bias"),
          ('first bias not copied', _n9_c2f, (lambda conv: _n9_ffn(conv, b1=False),), "w_1.bias is still all zero: it was not copied from conv[0].bias"),
-         ('nothing copied', _n9_c2f, (lambda conv: _n9_ffn(conv, copy=False),), "w_1.weight was not copied from conv[0].weight")]
+         ('nothing copied', _n9_c2f, (lambda conv: _n9_ffn(conv, copy=False),), "none of w_1, w_2 and their biases holds any of the convolutions' numbers: the copy never reached")]
 def _n9_no_relu(conv):
     f = _n9_ffn(conv); return nn.Sequential(f.w_1, f.w_2)
 NINTH += [('a Sequential without the ReLU', _n9_c2f, (_n9_no_relu,), "return a FeedForward, not Sequential")]
@@ -485,4 +485,30 @@ def test_the_twenty_eighth_sets_misses_are_named(label):
     calls = {'conv_to_ffn': 'check_conv_to_ffn(conv_to_ffn)'}
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t28_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+# ---------------------------------------------------------------- the thirty-second blind set's misses, and another learner's variant of each
+from nbtools import assert_rejects as _t32_rejects
+
+_T32_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.ffn import *\nfrom transformer_nb.course.ffn import check_conv_to_ffn'   # the names the exercise's cell sees
+_T32 = {   # label: (the exercise, the answer's code, what its message must say)
+    'w_1 clamped at zero': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0].clamp_min(0) if lin is ffn.w_1 else c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn',
+        'w_1\\.weight\\ is\\ conv\\[0\\]\\.weight\\ with\\ a\\ ReLU\\ \\(clamp\\(min=0\\)\\)\\ applied\\ to\\ it'),
+    'variant: F.relu on both weights': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(F.relu(c.weight[:, :, 0])); lin.bias.copy_(c.bias)\n    return ffn',
+        'w_1\\.weight\\ is\\ conv\\[0\\]\\.weight\\ with\\ a\\ ReLU\\ \\(clamp\\(min=0\\)\\)\\ applied\\ to\\ it'),
+    'reset_parameters after the copy': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    for lin in (ffn.w_1, ffn.w_2): lin.reset_parameters()\n    return ffn',
+        "none\\ of\\ w_1,\\ w_2\\ and\\ their\\ biases\\ holds\\ any\\ of\\ the\\ convolutions'\\ numbers"),
+    'variant: xavier_uniform_ and zeros after the copy': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    for lin in (ffn.w_1, ffn.w_2): nn.init.xavier_uniform_(lin.weight); nn.init.zeros_(lin.bias)\n    return ffn',
+        "none\\ of\\ w_1,\\ w_2\\ and\\ their\\ biases\\ holds\\ any\\ of\\ the\\ convolutions'\\ numbers"),
+}
+
+@pytest.mark.parametrize('label', list(_T32))
+def test_the_thirty_second_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T32[label]
+    ns = {}
+    exec(_T32_PRELUDE, ns); exec(src, ns)
+    calls = {'conv_to_ffn': 'check_conv_to_ffn(conv_to_ffn)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t32_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -135,7 +135,8 @@ def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
         sums = [a for a in range(w.dim() - 1) if _same(w.sum(a), torch.ones(()).to(w), q, k)]
         i, place = largest_at(w.sum(-1, keepdim=True) - 1, axes.rsplit(' ', 1)[0] + ' ')
         return (f"each query's weights must sum to 1 over the keys, softmax(scores, dim=-1); at [{place}] they sum to {w.sum(-1, keepdim=True)[i].item():.4g}"
-                + (f", and it is the {axes.split()[sums[0]]} axis (dim={sums[0]}) that sums to 1" if sums else ""))
+                + (f", and it is the {axes.split()[sums[0]]} axis (dim={sums[0]}) that sums to 1" if sums else "") + (f" (1 - {1 - w.sum(-1, keepdim=True)[i].item():.2g}): a small constant "
+                   "added to the sum you divide by (sum + 1e-9, an eps) shifts every weight; divide by the sum alone, or use softmax(dim=-1)" if 0 < 1 - w.sum(-1, keepdim=True)[i].item() < 1e-5 else ""))
     return (f"the rows sum to 1 and the mask is kept, so the scores differ from q k^T / sqrt(d_k): {where_differ(w, want, axes)}; "
             "check that k is transposed on its last two axes (k.transpose(-2, -1)) and q, k are not swapped")
 
@@ -230,6 +231,34 @@ def _even_window(m, n:int, r:int) -> str:
             "a convolution) slides to n + 1 places; build the band from the distances, |i - j| <= r // 2")
 
 
+# %% ../../nbs/course_attention.ipynb #h32a0101
+def _far_scores(fn) -> None:
+    "Scores of 1e10 and more with the last of three keys masked: query 0's masked key scores far above its allowed ones, query 1's allowed keys far below any finite fill; the weights must be the allowed keys' softmax."
+    q, k = torch.tensor([[[1e10], [-1e10]]], dtype=torch.float64), torch.tensor([[[1.0], [2.0], [3.0]]], dtype=torch.float64)
+    want = torch.tensor([[[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]], dtype=torch.float64)
+    w = fn(q, k, torch.eye(3, dtype=torch.float64)[None], torch.tensor([True, True, False]))[1]
+    show = lambda i: [round(x, 3) for x in w[0, i].tolist()]
+    assert torch.allclose(w[0, 0], want[0, 0]), (f"query 0 scores its masked key 3e10, its allowed keys 1e10 and 2e10: your weights are {show(0)}, not [0, 1, 0]: "
+        "the softmax ran over every key and the mask came after it (the allowed keys' e^(s - max) underflow to 0 beside the masked key's, and "
+        "no renormalising brings them back); fill the masked scores with -inf before the softmax, so that a masked key takes no share at all")
+    assert torch.allclose(w[0, 1], want[0, 1]), (f"query 1's allowed keys score -1e10 and -2e10: your weights are {show(1)}, not [1, 0, 0]: a finite fill "
+        "(-1e9, -1e4, or a dtype's min halved) is not below every score, and the masked key filled with it wins; fill with float('-inf')")
+
+def _sum_story(w) -> str|None:
+    "If some query's weights sum to a little less than 1 (past rounding, under 1e-5 short: an eps in the denominator): named, else None."
+    short = 1 - w.sum(-1)
+    if near(w.sum(-1), torch.ones(()).to(w), w.shape[-1]) or not ((short > 0) & (short < 1e-5)).any(): return None
+    return (f"a query's weights sum to 1 - {short.max().item():.2g}: a small constant added to the sum you divide by (sum + 1e-9, an eps) "
+            "shifts every weight; divide by the sum alone, or use softmax(dim=-1)")
+
+def _dtype_kept(fn, q, k, v) -> None:
+    "Fail, naming a cast, if float32 q, k, v give an output or weights of another dtype."
+    out, w = fn(q.float(), k.float(), v.float())
+    bad = [f"{name} in {t.dtype}" for name, t in (('the output', out), ('the weights', w)) if t.dtype != torch.float32]
+    assert not bad, (f"float32 q, k, v gave {' and '.join(bad)}: compute in the inputs' dtype (a .double(), or a float64 tensor made "
+                     "inside, changes it), so that a float32 or bfloat16 model stays in its own precision")
+
+
 # %% ../../nbs/course_attention.ipynb #a26s0104
 @report
 def check_attention(fn) -> str:
@@ -260,7 +289,7 @@ def check_attention(fn) -> str:
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
                lambda: _axis_from_front(fn, q, k, v) or _float32_story(w, 'weights') or diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
-               lambda: "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
+               lambda: _sum_story(w) or "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
     _large_scores(fn, q, k, v); assert (g := global_change(fn, q, k, v)) is None, f"{fn.__name__} {g}"                                                         # exp() overflows past 709
     _size_one(fn, q, k, v); _grads_flow(fn, q, k, v); _three_axes(fn, q, k, v)                                   # .squeeze() would drop the axes of size 1
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
@@ -269,7 +298,7 @@ def check_attention(fn) -> str:
     assert not nan and (w[..., 2, :] == 0).all() and (out[..., 2, :] == 0).all(), \
         "a query with no allowed key must get zero weights and a zero output, " + ("not NaN" if nan else
         _fill_story(w, q, k, none, causal))
-    return f"{fn.__name__} computes equation (1) with masks, as PyTorch's kernel does"
+    _far_scores(fn); _dtype_kept(fn, q, k, v); return f"{fn.__name__} computes equation (1) with masks, as PyTorch's kernel does"
 
 # %% ../../nbs/course_attention.ipynb #a26r0033
 def _band_story(m, n:int, r:int) -> str:
@@ -365,6 +394,32 @@ def _one_sided_story(m, n:int, r:int) -> str:
     return (f": it looks back only, query i sees keys i - {r // 2} .. i, none after it (a causal window) (if you subtracted in an unsigned dtype such as torch.uint8, a negative i - j wrapped around to a large number: keep "
             "torch.arange(n)'s int64, and take .abs())")
 
+# %% ../../nbs/course_attention.ipynb #h32a0103
+def _cached_story(restricted_mask, lead:str='') -> str:
+    "If a second call with the same n and another r, or the same r and another n, gives the first call's mask (a mask kept between calls): named after `lead`, else ''."
+    band = lambda n, r: ((torch.arange(n)[None] - torch.arange(n)[:, None]).abs() <= r // 2)[None, None]
+    for (n1, r1), (n2, r2), key in (((11, 5), (11, 3), 'n'), ((12, 11), (13, 11), 'r')):
+        try: a, b = restricted_mask(n1, r1), restricted_mask(n2, r2)
+        except Exception: continue
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and torch.equal(a, band(n1, r1)) and torch.equal(b, a):
+            return (f"{lead}restricted_mask({n2}, {r2}) gave the mask of restricted_mask({n1}, {r1}), asked just before: your function keeps a mask "
+                    f"between calls (a cache keyed by {key} alone, or a default mutable argument); key it by (n, r), or build it at every call")
+    return ''
+
+def _long_sentence(restricted_mask, n:int=300, r:int=7) -> None:
+    "Fail, naming a small integer dtype, if the mask of a sentence longer than 255 is wrong past position 127 (or 255)."
+    band = ((torch.arange(n)[None] - torch.arange(n)[:, None]).abs() <= r // 2)[None, None]
+    small = (f"n={n}, r={r}: your mask is right for the first positions and wrong past {{}}: the positions overflow a small integer dtype "
+             "(torch.int8 holds up to 127, torch.uint8 up to 255, and i - j wraps around); keep torch.arange(n)'s int64")
+    try: m = restricted_mask(n, r)
+    except RuntimeError as e: raise AssertionError(small.format(f"127 (it raised RuntimeError: {str(e)[:50]})")) from None
+    if isinstance(m, torch.Tensor) and m.shape == band.shape and not torch.equal(m, band):
+        cut = next((c for c in (128, 256) if torch.equal(m[..., :c, :c], band[..., :c, :c])), None)
+        assert cut is None, small.format(cut - 1)
+        i, j = (m != band).nonzero()[0, 2:].tolist()
+        raise AssertionError(f"n={n}, r={r}: query {i} and key {j} should be {bool(band[0, 0, i, j])}: a long sentence's mask is the same band, |i - j| <= r // 2")
+
+
 # %% ../../nbs/course_attention.ipynb #a26s0107
 @report
 def check_restricted(restricted_mask) -> str:
@@ -381,12 +436,12 @@ def check_restricted(restricted_mask) -> str:
         m = _own_assert(restricted_mask, n, r)
         assert isinstance(m, torch.Tensor) and m.dtype == torch.bool, \
             f"n={n}, r={r}: return a bool tensor (True = may attend), not {getattr(m, 'dtype', type(m).__name__)}{_mask_form(m, n)}"
-        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads{_mask_form(m, n, r) or _even_window(m, n, r)}"
+        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads{_mask_form(m, n, r) or _even_window(m, n, r) or _cached_story(restricted_mask, ': ')}"
         want = band(n, lambda i, j: abs(i - j) <= r // 2)
         if torch.equal(m[0, 0], want): continue
         i, j = (m[0, 0] != want).nonzero()[0].tolist()
         asym = asymmetric()
-        hint = (prec if (prec := _precedence_story(restricted_mask, cases) or _stop_story(restricted_mask, cases)) else f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
+        hint = (prec if (prec := _cached_story(restricted_mask) or _precedence_story(restricted_mask, cases) or _stop_story(restricted_mask, cases)) else f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
                 f"symmetric (n={asym[0]}, r={asym[1]}: query {asym[2]} may see key {asym[3]}, query {asym[3]} may not see key "
                 f"{asym[2]}){_one_sided_story(m[0, 0], n, r)}" if asym else
                 half if (half := _half_story(restricted_mask, cases)) else
@@ -394,7 +449,7 @@ def check_restricted(restricted_mask) -> str:
                 "True must mean 'may attend': your mask is inverted" if torch.equal(m[0, 0], ~want) else
                 _far_story(restricted_mask, cases) or _band_story(m[0, 0], n, r))
         raise AssertionError(f"n={n}, r={r}: query {i} and key {j} should be {bool(want[i, j])}; {hint}")
-    n, r, x = 8, 5, torch.randn(1, 8, 16, generator=torch.Generator().manual_seed(0))
+    _long_sentence(restricted_mask); n, r, x = 8, 5, torch.randn(1, 8, 16, generator=torch.Generator().manual_seed(0))
     out = attention(x, x, x, restricted_mask(n, r))[0]
     for t in range(n):
         x2 = x.clone(); x2[0, t] += 1.0

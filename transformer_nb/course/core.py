@@ -24,7 +24,7 @@ def _pad_shape(shape:tuple, B:int, n:int) -> str:
 
 def _pad_width(shape:tuple, seqs) -> str:
     "What a wrong width of a padded batch was taken from: the number of sentences, or the first and last sentences alone."
-    if len(seqs) == 1 and shape == (len(seqs[0]),): return ": a batch of one came back without its batch axis: .squeeze() drops every size-1 axis, B = 1 too; keep (1, n): squeeze nothing, or name the axis"
+    if len(seqs) == 1 and shape == (len(seqs[0]),): return ": a batch of one came back without its batch axis (a .squeeze(), which drops every size-1 axis, B = 1 too, or a lone sentence returned as its row); keep (1, n) for B = 1 too"
     if len(shape) == 2 and shape[0] == 1 < len(seqs) and shape[1] == max(map(len, seqs)): return f": one row for {len(seqs)} sentences: a return inside the loop over the sentences returns after the first; build every row, then return once"
     if shape == (sum(map(len, seqs)),): return ": one 1-d stream of every id, the sentences concatenated (as a language model's loader packs them); keep one row per sentence, padded"
     if len(shape) != 2 or shape[0] != len(seqs) or shape[1] == max(map(len, seqs)): return ""
@@ -160,6 +160,23 @@ def _pad_distinct(pad_batch, shape:tuple, seqs) -> str:
     return f" ({shape[1]} is the most distinct ids in one sentence: len(set(s)) counts a repeated id once; a sentence's length is len(s))"
 
 
+# %% ../../nbs/course_core.ipynb #h32a0001
+def _pad_width_from(pad_batch, seqs, shape:tuple|None=None) -> str:
+    "Where a width short of the longest sentence came from, seen on two orders of one batch: len(max(seqs)), which compares the lists id by id, or the last sentence; '' if neither (`shape`: the batch's, when it has one)."
+    if shape is not None and not (len(shape) == 2 and shape[1] < max(map(len, seqs))): return ''
+    def width(b):
+        try: g = pad_batch(b)
+        except Exception: return None
+        return g.shape[-1] if isinstance(g, torch.Tensor) and g.dim() == 2 else None
+    if width([[2, 3], [5, 4, 4, 3]]) == 4 and width([[5, 3], [2, 4, 4, 3]]) in (None, 2):
+        return (": your width is the length of max(seqs), and max compares lists id by id ([5, 3] > [2, 4, 4, 3]), not by length: "
+                "[[2, 3], [5, 4, 4, 3]] pads right, [[5, 3], [2, 4, 4, 3]] does not; take max(len(s) for s in seqs)")
+    if width([[2, 3], [2, 4, 4, 3]]) == 4 and width([[2, 4, 4, 3], [2, 3]]) in (None, 2):
+        return (": it runs when the longest sentence comes last, and not when it comes first: your width is the last sentence's "
+                "(a batch sorted by length assumed); take the longest over the whole batch")
+    return ''
+
+
 # %% ../../nbs/course_core.ipynb #a26s0005
 @report
 def check_pad_batch(pad_batch) -> str:
@@ -169,11 +186,13 @@ def check_pad_batch(pad_batch) -> str:
         kept, case = copy.deepcopy(seqs), f"pad_batch({_short(seqs)}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
         try: got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
         except TypeError as e:
+            if pad_id is not None and 'positional argument' in str(e):
+                raise AssertionError(f"{case} raised TypeError ({e}): the notebook passes pad_id second, pad_batch(seqs, pad_id); a * before it (keyword-only) refuses that: def pad_batch(seqs, pad_id=PAD_ID)") from None
             if 'pad_id' not in str(e) or pad_id is not None: raise
             raise AssertionError(f"{case} raised TypeError ({e}): pad_id has a default, def pad_batch(seqs, pad_id=PAD_ID), so that pad_batch(seqs) pads with PAD_ID") from None
         except ValueError as e:
             if 'expected sequence of length' not in str(e): raise
-            raise AssertionError(f"{case} raised ValueError ({e}): the rows still have different lengths{_pad_ragged(pad_batch, kept)}; pad every row to the longest sentence, n = max(len(s) for s in seqs)") from None
+            raise AssertionError(f"{case} raised ValueError ({e}): the rows still have different lengths{_pad_width_from(pad_batch, kept) or _pad_ragged(pad_batch, kept)}; pad every row to the longest sentence, n = max(len(s) for s in seqs)") from None
         pad_id, n = PAD_ID if pad_id is None else pad_id, max(map(len, kept))
         padded = lambda p, left=False: torch.tensor([[p] * (n - len(s)) * left + s + [p] * (n - len(s)) * (not left) for s in kept])
         assert seqs == kept, f"{case} changed its input lists: build new rows, and leave the sentences as they are"
@@ -183,7 +202,7 @@ def check_pad_batch(pad_batch) -> str:
             "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_kept(pad_batch, tuple(got.shape), n)}{_pad_skipped(pad_batch, tuple(got.shape), kept) or _pad_distinct(pad_batch, tuple(got.shape), kept) or _pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_kept(pad_batch, tuple(got.shape), n)}{_pad_skipped(pad_batch, tuple(got.shape), kept) or _pad_distinct(pad_batch, tuple(got.shape), kept) or _pad_width_from(pad_batch, kept, tuple(got.shape)) or _pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
         if torch.equal(got, padded(pad_id)): continue
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))

@@ -210,6 +210,23 @@ def _broadcast_story(f, conv) -> str|None:
             "input channel alone, c.weight.sum(1) the channels summed); drop the kernel axis alone, weight[:, :, 0]")
 
 
+# %% ../../nbs/course_ffn.ipynb #h32a0301
+def _transformed_story(f, conv) -> str|None:
+    "If a parameter is its convolution's passed through a ReLU, clamp or abs, or none holds the convolutions' numbers (under 1% of the entries, equal by chance: a copy lost or undone after it): named, else None."
+    pairs = {('w_1.weight', 'conv[0].weight'): (f.w_1.weight, conv[0].weight[..., 0]), ('w_1.bias', 'conv[0].bias'): (f.w_1.bias, conv[0].bias),
+             ('w_2.weight', 'conv[2].weight'): (f.w_2.weight, conv[2].weight[..., 0]), ('w_2.bias', 'conv[2].bias'): (f.w_2.bias, conv[2].bias)}
+    for (k, src), (a, b) in pairs.items():
+        if a.shape != b.shape or torch.equal(a, b): continue
+        for name, g in (('a ReLU (clamp(min=0))', b.clamp_min(0)), ('clamp(max=0)', b.clamp_max(0)), ('abs()', b.abs())):
+            if torch.equal(a, g): return (f"{k} is {src} with {name} applied to it: the ReLU acts on the hidden activations, in forward, "
+                                          "not on the weights; copy the weights as they are")
+    if all(a.shape == b.shape for a, b in pairs.values()) and torch.isin(torch.cat([a.detach().flatten() for a, _ in pairs.values()]),
+                                                                             torch.cat([b.detach().flatten() for _, b in pairs.values()])).float().mean() < 0.01:   # a few equal by chance
+        return ("none of w_1, w_2 and their biases holds any of the convolutions' numbers: the copy never reached the FeedForward you return, "
+                "or was undone after it (reset_parameters(), an init such as xavier_uniform_ run after the copy, a FeedForward built anew); copy last, into the module you return")
+    return None
+
+
 # %% ../../nbs/course_ffn.ipynb #a26s0303
 @report
 def check_conv_to_ffn(conv_to_ffn) -> str:
@@ -229,7 +246,7 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
             pairs = {'w_1.weight': (f.w_1.weight, conv[0].weight[..., 0]), 'w_1.bias': (f.w_1.bias, conv[0].bias),
                      'w_2.weight': (f.w_2.weight, conv[2].weight[..., 0]), 'w_2.bias': (f.w_2.bias, conv[2].bias)}
             wrong = [k for k, (a, b) in pairs.items() if a.shape != b.shape or not torch.allclose(a, b)]
-            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _rounded_story(f, conv) or _broadcast_story(f, conv) or _param_story(f, conv) or _activation_story(f, conv, x) or f"{', '.join(wrong) or 'the weights'} "
+            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _rounded_story(f, conv) or _broadcast_story(f, conv) or _transformed_story(f, conv) or _param_story(f, conv) or _activation_story(f, conv, x) or f"{', '.join(wrong) or 'the weights'} "
                                  "should be copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)"))
         assert not (bad := _not_trainable(f)), f"{case}: {bad}"
         assert count_params(f) == count_params(conv), f"{case}: {count_params(f):,} parameters, the convolutions {count_params(conv):,}"

@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_multihead.html.md""
 __all__ = ['check_heads', 'check_loop_mha']
 
 # %% ../../nbs/course_multihead.ipynb #cc02impx
-import itertools, re
+import inspect, itertools, re
 from collections import Counter
 import torch
 import torch.nn as nn
@@ -213,7 +213,12 @@ _LOOP_HINTS = {'self-attention': "load_from must copy every head's rows of W^Q, 
 def _loop_output(loop, case, args, kw, d_model, h, x):
     "`loop(*args, **kw)`, a size error named: in W^O (the heads concatenated on the wrong axis), or with mem (keys or values from x)."
     try: return loop(*args, **kw)
-    except RuntimeError as e:
+    except (RuntimeError, TypeError) as e:
+        names = list(inspect.signature(loop.forward).parameters) if isinstance(loop, nn.Module) else []
+        if len(args) > 1 and len(names) > 2 and 'mask' in names[1].lower():
+            raise AssertionError(f"d_model={d_model}, h={h}, {case}: loop(x, mem) raised {type(e).__name__} ({str(e).splitlines()[0][:60]}): your forward takes "
+                f"({', '.join(names[:3])}), the mask second; the exercise's order is forward(x, mem=None, mask=None), MultiHeadAttention's, whose callers pass mem second") from None
+        if not isinstance(e, RuntimeError): raise
         if len(args) > 1 and 'size' in str(e) and 'shapes cannot be multiplied' not in str(e):
             raise AssertionError(f"d_model={d_model}, h={h}, {case}: raised RuntimeError ({str(e).splitlines()[0][:70]}) with x of "
                 f"{x.shape[1]} positions and mem of {args[1].shape[1]}: queries come from x, keys and values both from mem, "
