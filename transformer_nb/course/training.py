@@ -41,7 +41,7 @@ def _d_power(fn, d:int, w:int) -> str:
     p, c = round(2 * p) / 2, r / (d ** (round(2 * p) / 2) * w ** -0.5)
     return (f"your rate goes as d_model ** {p:g}" + f" (times {c:.3g})" * (abs(c - 1) > 1e-6) + ", the paper's as d_model ** -0.5" + (
         ": in Python d_model ** -1/2 is (d_model ** -1) / 2, since ** binds tighter than / (and than the minus); write d_model ** -0.5"
-        if p == -1 and abs(c - 0.5) < 1e-6 else ": sqrt(d_model) divides the rate, it does not multiply it" if p == 0.5 else
+        if p == -1 and math.isclose(c, 0.5, rel_tol=1e-6) else ": sqrt(d_model) divides the rate, it does not multiply it" if p == 0.5 else
         ": check the power of d_model, lrate = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)"))
 
 def _fixed_peak(fn) -> str:
