@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, and the thirty-first, `31`, of notebooks 11 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, and the thirty-third, `33`, of notebooks 04 to 07 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-third` for 33; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -432,6 +432,23 @@ SETS = {
               ('first_run', '14_since_2017', 'group i sliced from head i, not i * h/g: overlapping groups'): 'generic',
               ('first_run', '14_since_2017', 'batch and head axes flattened together before grouping (right for B = 1)'): 'misleading',
               ('first_run', '14_since_2017', 'unfold(1, h/g, 1): the first g sliding windows (step 1), overlapping'): 'generic',
+           },
+           set()),
+    '33': ('thirty-third', 'blind_answers_33_set', {
+              ('first_run', '04_embeddings', 'the padding row zeroed without no_grad: an in-place write on a leaf that requires grad'): 'generic',
+              ('first_run', '04_embeddings', "fairseq's pad 1 as the default pad_id"): 'generic',
+              ('first_run', '04_embeddings', 'index_select(0, tokens): it takes a 1-d index only'): 'generic',
+              ('first_run', '04_embeddings', "nn.Embedding.from_pretrained(self.E, freeze=False) in forward: the gradient goes to the new module's parameter, not E"): 'misleading',
+              ('first_run', '04_embeddings', 'the pad mask (B, n) without its feature axis in torch.where'): 'generic',
+              ('first_run', '05_positional_encoding', '10000 ** two_i / d_model: precedence'): 'generic',
+              ('first_run', '05_positional_encoding', 'the exponent over d_model - 1'): 'misleading',
+              ('first_run', '05_positional_encoding', '__init__(K, h): the arguments the other way'): 'generic',
+              ('first_run', '05_positional_encoding', 'the positions clamped to K before the subtraction, not the offset'): 'generic',
+              ('first_run', '06_model', 'nn.Dropout built inside forward: always in training mode'): 'generic',
+              ('first_run', '07_why_self_attention', 'w at least 1 (max(r // 2, 1)): r = 1 attends to neighbours'): 'misleading',
+              ('first_run', '07_why_self_attention', 'windows by gather with the indices clamped to [0, n - 1]: the end keys repeated, no mask'): 'generic',
+              ('first_run', '07_why_self_attention', "einsum with another letter for the windows' position axis: every window summed"): 'misleading',
+              ('first_run', '07_why_self_attention', 'w capped at n // 2: a window wider than the sequence cut'): 'generic',
            },
            set()),
 }
