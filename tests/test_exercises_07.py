@@ -588,6 +588,8 @@ _T33 = {   # label: (the exercise, the answer's code, what its message must say)
         'as if the slots past the ends held copies'),
     '(a variant) the output einsum summing every window': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhmdw->bhnd', s.softmax(-1), win(v))",
         'your outputs sum over every window'),
+    '(another kind) the values padded in front only (2w rows)': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), F.pad(v, (0, 0, 2 * w, 0)).unfold(-2, 2 * w + 1, 1))",
+        'slot t of query i takes v[i - 2 * (r // 2) + t]'),
 }
 
 @pytest.mark.parametrize('label', list(_T33))

@@ -286,6 +286,7 @@ def _window_slip(y, q, k, v, r:int) -> str|None:
              "the queries' windows are scored against each key, q_j . k_i, not each query against the keys' windows, q_i . k_j (the band transposed): "
              "window the keys and values, einsum('bhnd,bhndw->bhnw', q, win(k))": (k, q, v)}
     w = r // 2; late = F.pad(v[..., w:, :], (0, 0, 0, w))                         # key j's slot holding v[j + r // 2]
+    if 0 < w < q.shape[-2]: roles["the values' windows are not the keys': slot t of query i takes v[i - 2 * (r // 2) + t], the value r // 2 rows before key i - r // 2 + t; pad the values as the keys, F.pad(v, (0, 0, r // 2, r // 2)), then unfold"] = (q, k, F.pad(v[..., :-w, :], (0, 0, w, 0)))
     if 0 < w < q.shape[-2]: roles["the values' windows are not the keys': slot t of query i takes v[i + t], the value r // 2 rows after key i - r // 2 + t; pad the values as the keys, F.pad(v, (0, 0, r // 2, r // 2)), then unfold"] = (q, k, late)
     if hit := next((why for why, a in roles.items() if near(sd(*a))), None): return hit
     cnt = m.sum(-1, keepdim=True).to(q.dtype)                                  # keys in each query's window: fewer at the ends

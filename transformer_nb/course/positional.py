@@ -140,14 +140,18 @@ def _pe_short(fn, pe, n:int, d:int) -> str:
 
 # %% ../../nbs/course_positional.ipynb #h33p0501
 def _pe_slips(pe, n:int, d:int) -> str:
-    "If `pe` is the table with the division by d_model outside the power, or with the exponent over d_model - 1 or d_model + 1: that named, else ''."
+    "If `pe` is the table with the division by d_model outside the power, the exponent over d_model - 1 or d_model + 1 or from the odd dimensions, or the angles times 2π: that named, else ''."
     pos, two_i = torch.arange(n, dtype=torch.float64)[:, None], torch.arange(0, d, 2, dtype=torch.float64)
     outside = ("the division by d_model is outside the power (10000 ** two_i / d_model: ** binds tighter than /); the exponent is 2i/d_model, "
                "pos / 10000 ** (two_i / d_model)")
     slips = {f"your angles are pos / 10000^(2i) / d_model: {outside}": pos / 10000 ** two_i / d,
              f"your angles are pos * d_model / 10000^(2i): {outside}": pos * d / 10000 ** two_i,
              "your exponents are 2i/(d_model - 1): the denominator is d_model itself, pos / 10000^(2i/d_model)": pos / 10000 ** (two_i / (d - 1)),
-             "your exponents are 2i/(d_model + 1): the denominator is d_model itself, pos / 10000^(2i/d_model)": pos / 10000 ** (two_i / (d + 1))}
+             "your exponents are 2i/(d_model + 1): the denominator is d_model itself, pos / 10000^(2i/d_model)": pos / 10000 ** (two_i / (d + 1)),
+             "your exponents are (2i + 1)/d_model, from the odd dimensions' indices (torch.arange(1, d_model, 2)): pair i, dimensions 2i and 2i + 1, "
+             "has the exponent 2i/d_model, the even one's (torch.arange(0, d_model, 2))": pos / 10000 ** ((two_i + 1) / d),
+             "your angles are 2π times the formula's: the paper's wavelengths, 2π to 10000 · 2π, come from sin and cos themselves; the angle is "
+             "pos / 10000^(2i/d_model), with no 2π": 2 * math.pi * pos / 10000 ** (two_i / d)}
     for why, ang in slips.items():
         keep = (ang.abs() < 1000).repeat_interleave(2, -1)                      # where float32 holds the angles well
         if d > 2 and torch.allclose(pe.double()[keep], torch.stack([ang.sin(), ang.cos()], -1).flatten(1)[keep], atol=1e-4): return why
