@@ -429,6 +429,11 @@ def _logits_mistake(fn, m, y, s, t) -> str|None:
     if _same_logits(y, m.generator(seen[0]), m, s, t) and torch.allclose(d, d[:, :1].expand_as(d), rtol=0, atol=_logit_tol(ref_in[0], m, s, t)):
         return ("something was added to the decoder's output before model.generator, the same at every target position: "
                 "the logits are model.generator(y), y the last decoder layer's output as it is")
+    c, dm = float((seen[0] * ref_in[0]).sum() / (ref_in[0] * ref_in[0]).sum().clamp_min(1e-30)), ref_in[0].shape[-1]
+    if abs(c - 1) > 1e-3 and _same_logits(seen[0], ref_in[0] * c, m, s, t):
+        return (f"the decoder's output was multiplied by {c:.4g}" + (" = sqrt(d_model)" if abs(c / dm ** 0.5 - 1) < 1e-3 else " = 1/sqrt(d_model)"
+                if abs(c * dm ** 0.5 - 1) < 1e-3 else "") + " before model.generator: only the embeddings are scaled by sqrt(d_model) (§3.4); "
+                "the logits are model.generator(y), y the last decoder layer's output as it is")
     normed = [F.layer_norm(ref_in[0], ref_in[0].shape[-1:]), *(n(ref_in[0]) for n in m.modules() if isinstance(n, nn.LayerNorm))]
     if any(_same_logits(seen[0], n, m, s, t) for n in normed):
         return ("the decoder's output went through one more LayerNorm before model.generator: in the paper's post-LN each sub-layer "
