@@ -498,3 +498,43 @@ def test_the_twenty_ninth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t29_rejects(lambda: run(ns), says=re.escape(says))
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the thirty-third blind set's misses
+from transformer_nb.course.embeddings import check_my_embeddings as _t33_check_my_embeddings
+from nbtools import assert_rejects as _t33_rejects
+
+_T33_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.embeddings import *'   # the names the exercise's cell sees
+_T33 = {   # label: (the exercise, the answer's code, what its message must say)
+    'the padding row zeroed without no_grad: an in-place write on a leaf that requires grad': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        'zero the padding row under torch.no_grad()'),
+    "fairseq's pad 1 as the default pad_id": ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=1):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        'your pad_id defaults to 1, not PAD_ID = 0'),
+    'index_select(0, tokens): it takes a 1-d index only': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E.index_select(0, tokens), (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        "and runs on one sentence's 1-d ids: a lookup that takes a 1-d index"),
+    "nn.Embedding.from_pretrained(self.E, freeze=False) in forward: the gradient goes to the new module's parameter, not E": ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        return nn.Embedding.from_pretrained(self.E, freeze=False, padding_idx=self.pad_id)(tokens) * self.scale',
+        'your output requires a gradient, but none reaches E'),
+    'the pad mask (B, n) without its feature axis in torch.where': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)\n        return torch.where(pad, x.detach(), x) * self.scale',
+        'a (B, n) padding mask without a new axis lines up with'),
+    '(a variant) the pad row filled in place with fill_ outside no_grad': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        self.E[pad_id].fill_(0.0)\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        'zero the padding row under torch.no_grad()'),
+    '(a variant) row 1 zeroed whatever pad_id is': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[1] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        'yours zeroes row 1 instead'),
+    '(a variant) a loop over the ids with int()': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = torch.stack([self.E[int(i)] for i in tokens]), (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        "runs on one sentence's 1-d ids"),
+    '(a variant) a detached copy made a leaf in forward': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E.detach().requires_grad_()[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        'but none reaches E'),
+    '(a variant) a float mask without its feature axis': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        m = (tokens != self.pad_id).float()\n        return (x * m + x.detach() * (1 - m)) * self.scale',
+        'a (B, n) padding mask without a new axis'),
+}
+
+@pytest.mark.parametrize('label', list(_T33))
+def test_the_thirty_third_sets_misses_are_named(label):
+    import re, torch
+    ex, src, says = _T33[label]
+    ns = {}
+    exec(_T33_PRELUDE, ns); exec(src, ns)
+    run = {'MyEmbeddings': lambda ns: _t33_check_my_embeddings(ns['MyEmbeddings'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t33_rejects(lambda: run(ns), says=re.escape(says))
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -282,7 +282,7 @@ def _pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * i / d), odd=torch.cos):
     (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (3 * i / d)), r"d_model=16: PE\[1, 2\] .*: your pair i turns by 1 x 10000\^\(-3 i / d_model\) per position"),
     (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 1) / d)), r"your pair i turns as the formula's pair i \+ 1: the pairs are numbered from 1"),
     (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 2) / d)), r"your pair i turns as the formula's pair i \+ 2: the pairs are numbered from 2"),
-    (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 0.5) / d)), r"your pair i turns by 0\.5623 x 10000\^\(-2 i / d_model\) per position"),
+    (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 0.5) / d)), r"your exponents are \(2i \+ 1\)/d_model, from the odd dimensions' indices"),
     (_pe_by(odd=torch.sin), r"d_model=2: .*at position 0 every even dimension is sin\(0\) = 0 and every odd one cos\(0\) = 1; yours starts \[0\.0, 0\.0\]"),
     (_pe_by(ang=lambda pos, i, d: pos / (1 + i)), r"pair 2 \(dimensions 4, 5\) turns by 0\.3333 per position, the formula's by 1 / 10000\^\(2\*2/16\) = 0\.1"),
 ])
@@ -616,4 +616,44 @@ def test_the_twenty_ninth_sets_misses_are_named(label):
     run = {'RelativeBias': lambda ns: _t29_check_relative_bias(ns['RelativeBias']), 'my_encoding': lambda ns: _t29_check_encoding(ns['my_encoding'])}[ex]
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t29_rejects(lambda: run(ns), says=re.escape(says))
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the thirty-third blind set's misses
+from transformer_nb.course.positional import check_encoding as _t33_check_encoding, check_relative_bias as _t33_check_relative_bias
+from nbtools import assert_rejects as _t33_rejects
+
+_T33_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.positional import *'   # the names the exercise's cell sees
+_T33 = {   # label: (the exercise, the answer's code, what its message must say)
+    '10000 ** two_i / d_model: precedence': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** two_i / d_model\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'your angles are pos / 10000^(2i) / d_model: the division by d_model is outside the power'),
+    'the exponent over d_model - 1': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / (d_model - 1))\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'your exponents are 2i/(d_model - 1)'),
+    '__init__(K, h): the arguments the other way': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, K, h):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)',
+        'your __init__ reads its arguments the other way, (K, h)'),
+    'the positions clamped to K before the subtraction, not the offset': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k).clamp(max=self.K)[None, :] - torch.arange(n_q).clamp(max=self.K)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)',
+        'the positions were clipped to K before the subtraction'),
+    '(a variant) pos / (10000 ** two_i / d_model)': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / (10000 ** two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'your angles are pos * d_model / 10000^(2i)'),
+    '(a variant) a loop with the exponent 2 * i / (d_model + 1)': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pe = torch.zeros(n, d_model)\n    for pos in range(n):\n        for i in range(d_model // 2):\n            a = pos / 10000 ** (2 * i / (d_model + 1))\n            pe[pos, 2 * i], pe[pos, 2 * i + 1] = math.sin(a), math.cos(a)\n    return pe',
+        'your exponents are 2i/(d_model + 1)'),
+    '(a variant) a table (h, 2K + 1), transposed': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(h, 2 * K + 1) * 0.02)\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[:, offset.clamp(-self.K, self.K) + self.K]',
+        'the table is transposed, (h, 2K + 1)'),
+    '(a variant) positions clamped with torch.minimum': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q, n_k):\n        K = torch.tensor(self.K)\n        offset = torch.minimum(torch.arange(n_k), K)[None, :] - torch.minimum(torch.arange(n_q), K)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)',
+        'the positions were clipped to K before the subtraction'),
+    '(another kind) the exponent (2i + 1)/d_model from the odd dimensions': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(1, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'your exponents are (2i + 1)/d_model'),
+    '(another kind) every angle times 2 pi': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = 2 * math.pi * pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'your angles are 2π times the formula'),
+}
+
+@pytest.mark.parametrize('label', list(_T33))
+def test_the_thirty_third_sets_misses_are_named(label):
+    import re, torch
+    ex, src, says = _T33[label]
+    ns = {}
+    exec(_T33_PRELUDE, ns); exec(src, ns)
+    run = {'my_encoding': lambda ns: _t33_check_encoding(ns['my_encoding']), 'RelativeBias': lambda ns: _t33_check_relative_bias(ns['RelativeBias'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t33_rejects(lambda: run(ns), says=re.escape(says))
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

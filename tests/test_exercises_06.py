@@ -961,3 +961,29 @@ def test_the_twenty_ninth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t29_rejects(lambda: run(ns), says=re.escape(says))
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the thirty-third blind set's misses
+from transformer_nb.course.model import check_forward as _t33_check_forward, check_sublayer as _t33_check_sublayer
+from nbtools import assert_rejects as _t33_rejects
+
+_T33_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.model import *\nfrom transformer_nb.attention import pad_mask, tgt_mask as make_tgt_mask\nfrom transformer_nb.config import TransformerConfig\nfrom transformer_nb.core import count_params'   # the names the exercise's cell sees
+_T33 = {   # label: (the exercise, the answer's code, what its message must say)
+    'nn.Dropout built inside forward: always in training mode': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return self.norm(x + nn.Dropout(self.drop.p)(f(x)))',
+        'in eval mode the dropout must do nothing: a dropout made in forward'),
+    "(a variant) F.dropout with the held module's p, training= left out": ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return self.norm(x + F.dropout(f(x), self.drop.p))',
+        'in eval mode the dropout must do nothing: a dropout made in forward'),
+    '(another kind) the decoder output scaled by sqrt(d_model) before the generator': ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in model.encoder:\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y * math.sqrt(y.shape[-1]))',
+        "the decoder's output was multiplied by 5.657 = sqrt(d_model) before model.generator"),
+}
+
+@pytest.mark.parametrize('label', list(_T33))
+def test_the_thirty_third_sets_misses_are_named(label):
+    import re, torch
+    ex, src, says = _T33[label]
+    ns = {}
+    exec(_T33_PRELUDE, ns); exec(src, ns)
+    run = {'MySublayer': lambda ns: _t33_check_sublayer(ns['MySublayer']), 'my_forward': lambda ns: _t33_check_forward(ns['my_forward'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t33_rejects(lambda: run(ns), says=re.escape(says))
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -566,3 +566,39 @@ def test_the_twenty_ninth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t29_rejects(lambda: run(ns), says=re.escape(says))
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the thirty-third blind set's misses
+from transformer_nb.course.complexity import check_restricted_attention as _t33_check_restricted_attention
+from nbtools import assert_rejects as _t33_rejects
+
+_T33_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.complexity import local_mask\nfrom transformer_nb.attention import attention'   # the names the exercise's cell sees
+_T33 = {   # label: (the exercise, the answer's code, what its message must say)
+    'w at least 1 (max(r // 2, 1)): r = 1 attends to neighbours': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], max(r // 2, 1)\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'at r = 1, r // 2 = 0: each query sees itself alone'),
+    'windows by gather with the indices clamped to [0, n - 1]: the end keys repeated, no mask': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    idx = (torch.arange(n)[:, None] + torch.arange(-w, w + 1)).clamp(0, n - 1)\n    kw, vw = k[:, :, idx], v[:, :, idx]\n    s = torch.einsum('bhnd,bhnwd->bhnw', q, kw) / q.shape[-1] ** 0.5\n    return torch.einsum('bhnw,bhnwd->bhnd', s.softmax(-1), vw)",
+        'as if the slots past the ends held copies of the first and last keys and values'),
+    "einsum with another letter for the windows' position axis: every window summed": ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhmdw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'your scores sum over every window: in torch.einsum a letter'),
+    'w capped at n // 2: a window wider than the sequence cut': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], min(r // 2, q.shape[-2] // 2)\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'your window reaches 2 keys on each side of a query; it must reach r // 2 = 50'),
+    '(a variant) w = r // 2 or 1': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2 or 1\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'at r = 1, r // 2 = 0: each query sees itself alone'),
+    "(a variant) F.pad(mode='replicate'), no mask": ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w), mode='replicate').unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'as if the slots past the ends held copies'),
+    '(a variant) the output einsum summing every window': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhmdw->bhnd', s.softmax(-1), win(v))",
+        'your outputs sum over every window'),
+    '(another kind) the values padded in front only (2w rows)': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), F.pad(v, (0, 0, 2 * w, 0)).unfold(-2, 2 * w + 1, 1))",
+        'slot t of query i takes v[i - 2 * (r // 2) + t]'),
+}
+
+@pytest.mark.parametrize('label', list(_T33))
+def test_the_thirty_third_sets_misses_are_named(label):
+    import re, torch
+    ex, src, says = _T33[label]
+    ns = {}
+    exec(_T33_PRELUDE, ns); exec(src, ns)
+    run = {'restricted_attention': lambda ns: _t33_check_restricted_attention(ns['restricted_attention'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t33_rejects(lambda: run(ns), says=re.escape(says))
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -207,11 +207,44 @@ def _few_rows(y, n:int, w:int, d:int|None=None) -> str:
             f"{w} queries at each end; pad r // 2 rows at each end first, F.pad(k, (0, 0, r // 2, r // 2)), and give the padded rows -inf")
 
 
+# %% ../../nbs/course_complexity.ipynb #h33c0701
+def _clamped_story(y, qkv, w:int) -> str|None:
+    "If `y` is windowed attention, unmasked, whose slots past the ends hold copies of the first and last keys and values (indices clamped to 0 .. n - 1): named, else None."
+    if qkv is None or not w: return None
+    (q, k, v), n = qkv, qkv[0].shape[-2]
+    idx = (torch.arange(n)[:, None] + torch.arange(-w, w + 1)).clamp(0, n - 1)         # (n, 2w + 1): the end rows repeated
+    s = torch.einsum('bhnd,bhnwd->bhnw', q, k[..., idx, :]) / q.shape[-1] ** 0.5
+    tol = rounding_tol(q @ k.mT / q.shape[-1] ** 0.5, q.shape[-1]) * v.abs().max().item() + rounding_tol(v, 2 * w + 1)
+    if not torch.allclose(y, torch.einsum('bhnw,bhnwd->bhnd', s.softmax(-1), v[..., idx, :]), rtol=0, atol=tol): return None
+    return (f"only the queries within {w} of an end are wrong, as if the slots past the ends held copies of the first and last keys and values "
+            "(indices clamped to 0 .. n - 1, or F.pad(mode='replicate')): an end key counted twice takes twice its weight; whatever fills "
+            "them, the slots whose position i + o lies outside 0 .. n - 1 need a score of -inf")
+
+def _summed_windows(y, q, k, v, r:int) -> str|None:
+    "If `y` is restricted attention whose einsum sums over every window (the windows' position axis given a letter of its own), in the scores or the output: named, else None."
+    n, w, d = q.shape[-2], r // 2, q.shape[-1]
+    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)
+    p = lambda eq: (torch.einsum(eq, q, win(k)) / d ** 0.5).masked_fill((j < 0) | (j >= n), float('-inf')).softmax(-1)
+    tol = rounding_tol(q.abs().max() * k.abs().max() / d ** 0.5, n * d) * v.abs().max().item() + rounding_tol(v, n * (2 * w + 1))
+    for part, eq, out in (('scores', "'bhnd,bhmdw->bhnw'", torch.einsum('bhnw,bhndw->bhnd', p('bhnd,bhmdw->bhnw'), win(v))),
+                          ('outputs', "'bhnw,bhmdw->bhnd'", torch.einsum('bhnw,bhmdw->bhnd', p('bhnd,bhndw->bhnw'), win(v)))):
+        if torch.allclose(y, out, rtol=0, atol=tol):
+            return (f"your {part} sum over every window: in torch.einsum a letter that is in an input and not in the output is summed, so {eq}, "
+                    "with a letter of its own (m) for the windows' position axis, adds the n windows together; give it the query's letter, n")
+    return None
+
+def _radius_story(r:int) -> str:
+    "Why a window that reaches r keys on each side is wrong: r read as the radius, or at r = 1 (r // 2 = 0) a window kept at least one key wide."
+    if r != 1: return "a query sees the keys j with |i - j| <= r // 2, not r"
+    return ("at r = 1, r // 2 = 0: each query sees itself alone (its output is its own value); yours sees a neighbour on each side, as for r = 2 or 3: "
+            "a window kept at least one key wide (max(r // 2, 1), or a special case for small r); w = r // 2 may be 0, and F.pad and unfold(-2, 1, 1) take it")
+
 # %% ../../nbs/course_complexity.ipynb #a27m0409
 def _ends_story(y, ref, w:int, qkv=None, fn=None, r:int=0) -> str:
     "For an output `y` wrong only at the queries within `w` of an end: which end, what its padded rows need, whether they took part in the softmax, or (probing `fn`) which real keys it hides."
     n = y.shape[-2]
-    if why := _wrap_story(fn, qkv, r) or _unpadded(fn, qkv, r) or _inf_keys(y, ref, w) or _empty_story(y, ref, w): return why
+    if why := _wrap_story(fn, qkv, r) or _unpadded(fn, qkv, r) or _inf_keys(y, ref, w) or _empty_story(y, ref, w) or _clamped_story(y, qkv, w): return why
     if qkv is not None and torch.allclose(y, _zero_scored(*qkv, w), atol=1e-5):
         return (f"only the queries within {w} of an end are wrong, as if each padded slot took part in the softmax with the score q . 0 = 0: "
                 "it takes a share of the weight, so the weights of a query's real keys sum to less than 1, whether the padded slots "
@@ -253,7 +286,8 @@ def _window_slip(y, q, k, v, r:int) -> str|None:
              "the queries' windows are scored against each key, q_j . k_i, not each query against the keys' windows, q_i . k_j (the band transposed): "
              "window the keys and values, einsum('bhnd,bhndw->bhnw', q, win(k))": (k, q, v)}
     w = r // 2; late = F.pad(v[..., w:, :], (0, 0, 0, w))                         # key j's slot holding v[j + r // 2]
-    if w: roles["the values' windows are not the keys': slot t of query i takes v[i + t], the value r // 2 rows after key i - r // 2 + t; pad the values as the keys, F.pad(v, (0, 0, r // 2, r // 2)), then unfold"] = (q, k, late)
+    if 0 < w < q.shape[-2]: roles["the values' windows are not the keys': slot t of query i takes v[i - 2 * (r // 2) + t], the value r // 2 rows before key i - r // 2 + t; pad the values as the keys, F.pad(v, (0, 0, r // 2, r // 2)), then unfold"] = (q, k, F.pad(v[..., :-w, :], (0, 0, w, 0)))
+    if 0 < w < q.shape[-2]: roles["the values' windows are not the keys': slot t of query i takes v[i + t], the value r // 2 rows after key i - r // 2 + t; pad the values as the keys, F.pad(v, (0, 0, r // 2, r // 2)), then unfold"] = (q, k, late)
     if hit := next((why for why, a in roles.items() if near(sd(*a))), None): return hit
     cnt = m.sum(-1, keepdim=True).to(q.dtype)                                  # keys in each query's window: fewer at the ends
     if near(sd(q / cnt.sqrt(), k, v, scale=1.0)):
@@ -366,8 +400,8 @@ def check_restricted_attention(fn) -> str:
         why = (_window_rest(fn, y, ref, q, k, v, r) if y.isnan().any()
                else f"the scores are divided by {scaled}: divide them by sqrt(d_k) = 4, the size of a query or key" if scaled
                else slip if (slip := _window_slip(y, q, k, v, r))
-               else more if (more := _window_more(y, ref, q, k, v, r) or _window_masks(y, q, k, v, r))
-               else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
+               else more if (more := _window_more(y, ref, q, k, v, r) or _window_masks(y, q, k, v, r) or _summed_windows(y, q, k, v, r))
+               else _radius_story(r) if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
                else _ends_story(y, ref, w, (q, k, v), fn, r) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)

@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_embeddings.html.md"
 __all__ = ['check_my_embeddings']
 
 # %% ../../nbs/course_embeddings.ipynb #cc04impx
-import copy
+import copy, inspect
 import torch
 import torch.nn as nn
 from ..core import PAD_ID
@@ -135,18 +135,27 @@ def _emb_shape(y, t, d:int) -> str:
 
 # %% ../../nbs/course_embeddings.ipynb #a31e0401
 def _emb_call(mine, t, case:str):
-    "`mine(t)`; a size mismatch that goes away when n = d_model named: the padding mask's new axis put before the positions."
+    "`mine(t)`; a size mismatch that goes away when n = d_model named (the padding mask's new axis put before the positions, or none), or a lookup that takes 1-d ids only."
     try: return mine(t)
-    except RuntimeError as e:
+    except (RuntimeError, IndexError, ValueError) as e:
         vocab, d = (mine.E if isinstance(getattr(mine, 'E', None), torch.Tensor) else next(mine.parameters())).shape
         if runs_ok(mine, t.clone().index_fill_(1, torch.tensor([0]), vocab - 1)):   # the same ids, the largest vocab - 1
             raise AssertionError(f"{case}: forward raised RuntimeError ({str(e)[:60]}) on ids up to {t.max().item()}, and runs once the ids reach vocab - 1 = {vocab - 1}: "
                 "a width taken from the ids, F.one_hot(tokens) (max id + 1 columns unless num_classes= is given) or tokens.max() + 1; "
                 "the table has vocab rows whatever ids a batch holds: F.one_hot(tokens, num_classes=vocab), or index E[tokens]") from None
-        if 'must match the size' not in str(e) or not runs_ok(mine, torch.full((t.shape[0], d), 5)): raise
-        raise AssertionError(f"{case}: forward raised RuntimeError ({str(e)[:70]}) on tokens {tuple(t.shape)}, and runs when n = d_model = {d}: "
-            "a (B, n) padding mask meets the (B, n, d_model) embeddings with its new axis last, (tokens == pad_id)[..., None] "
-            "(unsqueeze(-1)); [:, None] makes it (B, 1, n), which lines n up with d_model") from None
+        if 'must match the size' in str(e) and runs_ok(mine, torch.full((t.shape[0], d), 5)):
+            raise AssertionError(f"{case}: forward raised RuntimeError ({str(e)[:70]}) on tokens {tuple(t.shape)}, and runs when n = d_model = {d}: "
+                "a (B, n) padding mask meets the (B, n, d_model) embeddings with its new axis last, (tokens == pad_id)[..., None] "
+                "(unsqueeze(-1)); [:, None] makes it (B, 1, n), which lines n up with d_model") from None
+        if 'must match the size' in str(e) and runs_ok(mine, torch.full((1, d), 5)):
+            raise AssertionError(f"{case}: forward raised RuntimeError ({str(e)[:70]}) on tokens {tuple(t.shape)}, and runs on one sentence of n = d_model = {d} tokens: "
+                "a (B, n) padding mask without a new axis lines up with the embeddings' last two axes, (n, d_model); give it the feature axis, "
+                "(tokens == pad_id)[..., None] (unsqueeze(-1))") from None
+        if runs_ok(mine, t[0]):                                                     # one sentence's 1-d ids
+            raise AssertionError(f"{case}: forward raised {type(e).__name__} ({str(e)[:60]}) on tokens {tuple(t.shape)}, and runs on one sentence's 1-d ids: "
+                "a lookup that takes a 1-d index (index_select, or a loop over the ids); index E with the (B, n) tokens as they are, E[tokens], "
+                "or index_select(0, tokens.flatten()).view(*tokens.shape, -1)") from None
+        raise
 
 # %% ../../nbs/course_embeddings.ipynb #a29e0401
 def _emb_cut(E, case:str) -> str:
@@ -166,11 +175,36 @@ def _emb_normal(MyEmbeddings, vocab:int=1001, d:int=16) -> None:
         "whose values stop at sqrt(3) = 1.73 standard deviations" if top < 1.75 else ": a truncated draw (nn.init.trunc_normal_ with a and b near the "
         "standard deviation, as BERT's)" if top < 3 else "") + "; draw torch.randn(vocab, d_model) * d_model ** -0.5")
 
+# %% ../../nbs/course_embeddings.ipynb #h33e0401
+def _emb_build(MyEmbeddings, vocab:int, d:int):
+    "MyEmbeddings(vocab, d); a write into the parameter in place outside torch.no_grad(), which autograd refuses, named."
+    try: return MyEmbeddings(vocab, d)
+    except RuntimeError as e:
+        if 'leaf Variable that requires grad' not in str(e): raise
+        raise AssertionError(f"MyEmbeddings({vocab}, {d}) raised RuntimeError ({str(e)[:60]}): __init__ writes into the parameter in place "
+                             "(E[pad_id] = 0, fill_, zero_) where autograd records it; zero the padding row under torch.no_grad(), or in the "
+                             "tensor before it becomes an nn.Parameter") from None
+
+def _emb_pad_zero(MyEmbeddings, E) -> str:
+    "Why the padding row E[PAD_ID] of a fresh table is not zero: a pad_id defaulting to another id, another row zeroed, or neither."
+    why, p = "initialisation: the padding row E[PAD_ID] must start at zero", inspect.signature(MyEmbeddings).parameters.get('pad_id')
+    if p is not None and p.default is not inspect.Parameter.empty and p.default != PAD_ID:
+        return (f"{why}: your pad_id defaults to {p.default!r}, not PAD_ID = {PAD_ID} (transformer_nb.core's padding id; fairseq's is 1): "
+                "pad_id:int=PAD_ID")
+    zero = [j for j in range(E.shape[0]) if not E[j].abs().amax()]
+    return f"{why}: yours zeroes row {zero[0]} instead: zero row pad_id, the argument, E[pad_id]" if zero else why
+
+def _emb_lost(case:str) -> str:
+    "Why E gets no gradient from an output that requires one: the output came from another leaf made from E's values."
+    return (f"{case}: your output requires a gradient, but none reaches E: it was computed from another leaf tensor made from E's values "
+            "(nn.Embedding.from_pretrained(E), nn.Parameter(E) or E.detach().requires_grad_() in forward), which takes the gradient "
+            "instead; index E itself, E[tokens]")
+
 # %% ../../nbs/course_embeddings.ipynb #a26s0404
 @report
 def check_my_embeddings(MyEmbeddings) -> str:
     "04_embeddings, exercise 5: MyEmbeddings must match Embeddings in initialisation, values and gradients."
-    MyEmbeddings(5, 4)                                                          # a stub says so here
+    _emb_build(MyEmbeddings, 5, 4)                                              # a stub says so here
     mine, ours = MyEmbeddings(50, 16), Embeddings(50, 16)
     ps = list(mine.parameters())
     assert not any(isinstance(m, nn.Embedding) for m in mine.modules()), "MyEmbeddings holds an nn.Embedding: this exercise writes the lookup without it, one nn.Parameter E of shape (vocab, d_model) indexed with the ids, E[tokens]"
@@ -179,7 +213,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
     E = ps[0]; std = E[1:].std().item()
     assert E.dtype == ours.lut.weight.dtype, _emb_dtype(E, ours.lut.weight.dtype)
     assert abs(std - 0.25) < 0.03, _emb_folded(mine, E, std) or f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)"
-    assert (E[PAD_ID] == 0).all(), "initialisation: the padding row E[PAD_ID] must start at zero"
+    assert (E[PAD_ID] == 0).all(), _emb_pad_zero(MyEmbeddings, E)
     t = torch.tensor([[5, 7, 7, 0], [9, 0, 0, 0]])                           # (B, n) with padding
     for case, pad_row in (('a zero padding row', torch.zeros(16)), ('a non-zero padding row (as tying makes it)', torch.randn(16)), ('eval mode', torch.zeros(16))):
         mine.train(case != 'eval mode'); ours.train(case != 'eval mode')
@@ -198,7 +232,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
                 else _scale_hint(y.detach(), E.detach(), t, 16)))
         g = torch.randn(2, 4, 16)                                                # a fixed upstream gradient
         assert y.requires_grad, _emb_cut(E, case)
-        (y * g).sum().backward(); (want * g).sum().backward()
+        (y * g).sum().backward(); (want * g).sum().backward(); assert E.grad is not None, _emb_lost(case)
         gerr = (E.grad - ours.lut.weight.grad).abs().amax(-1)                    # (vocab,)
         assert gerr[PAD_ID] < 1e-5, _emb_wrong_side(E.grad, t, case) or (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({E.grad[PAD_ID].norm():.2g}); "
                                      "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens"

@@ -127,11 +127,17 @@ def _drop_rate(s, ln, p:float) -> str:
                 "dropping an entry, p_drop itself, not the probability of keeping it, 1 - p_drop")
     return f"with p_drop = {p} your dropout drops about {rate:.0%} of the entries, not {p:.0%}: Dropout(f(x)) with nn.Dropout(p_drop)"
 
-def _eval_drop(s) -> str:
-    "The message for a sub-layer `s` that still drops in eval mode: F.dropout's training= when `s` holds no nn.Dropout."
+def _eval_drop(s, x=None) -> str:
+    "The message for a sub-layer `s` that still drops in eval mode: a dropout made in forward when `s` holds no nn.Dropout, or (run on `x`) calls none it holds."
+    held = [m for m in s.modules() if isinstance(m, nn.Dropout)]
+    if held and x is not None and not s.training:
+        called, hooks = [], [m.register_forward_hook(lambda *a: called.append(1)) for m in held]
+        try: s(x, lambda t: t)
+        finally: [h.remove() for h in hooks]
+        held = held if called else []
     if s.training: return ("in eval mode the dropout must do nothing: your forward put the layer back in training mode (self.train() "
                            "or self.training = True); model.eval() and model.train() are the caller's to set, forward only reads them")
-    return "in eval mode the dropout must do nothing" + ("" if any(isinstance(m, nn.Dropout) for m in s.modules()) else
+    return "in eval mode the dropout must do nothing" + ("" if held else
         ": a dropout made in forward drops in eval too (F.dropout(t, p), whose training= is True unless given, or nn.Dropout(p) "
         "built there, a new module in training mode); hold an nn.Dropout(p_drop) made in __init__, which model.eval() switches off, "
         "or pass training=self.training")
@@ -227,7 +233,7 @@ def check_sublayer(cls) -> str:
     five = lambda t: torch.full_like(t, 5.0)                                         # f ignores its input: only Dropout(f(x)) drops
     assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias, ln.eps), rtol=1e-4, atol=1e-6), \
         _drop_whole(s, ln, x) or "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
-    assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), _eval_drop(s)
+    assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), _eval_drop(s, x)
     assert not (rate := _sub_one(s, x) or _f_calls(s, x) or _drop_rate(*built(0.1), 0.1) or _drop_rate(*built(0.3), 0.3) or _sublayer_flow(*built(0.5), x)), rate
     ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False, layer_norm_eps=ln.eps).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)
@@ -422,6 +428,11 @@ def _logits_mistake(fn, m, y, s, t) -> str|None:
     d = seen[0] - ref_in[0]
     if _same_logits(y, m.generator(seen[0]), m, s, t) and torch.allclose(d, d[:, :1].expand_as(d), rtol=0, atol=_logit_tol(ref_in[0], m, s, t)):
         return ("something was added to the decoder's output before model.generator, the same at every target position: "
+                "the logits are model.generator(y), y the last decoder layer's output as it is")
+    c, dm = float((seen[0] * ref_in[0]).sum() / (ref_in[0] * ref_in[0]).sum().clamp_min(1e-30)), ref_in[0].shape[-1]
+    if abs(c - 1) > 1e-3 and _same_logits(seen[0], ref_in[0] * c, m, s, t):
+        return (f"the decoder's output was multiplied by {c:.4g}" + (" = sqrt(d_model)" if abs(c / dm ** 0.5 - 1) < 1e-3 else " = 1/sqrt(d_model)"
+                if abs(c * dm ** 0.5 - 1) < 1e-3 else "") + " before model.generator: only the embeddings are scaled by sqrt(d_model) (§3.4); "
                 "the logits are model.generator(y), y the last decoder layer's output as it is")
     normed = [F.layer_norm(ref_in[0], ref_in[0].shape[-1:]), *(n(ref_in[0]) for n in m.modules() if isinstance(n, nn.LayerNorm))]
     if any(_same_logits(seen[0], n, m, s, t) for n in normed):

@@ -138,6 +138,25 @@ def _pe_short(fn, pe, n:int, d:int) -> str:
     return (f"d_model={d}: the last pair, dimensions {d - 2} and {d - 1}, is all zero (its cosine is 1 at pos 0): your loop over the pairs stops one "
             "short; range(d_model // 2) runs i = 0 .. d_model/2 - 1, pair i filling dimensions 2i and 2i + 1")
 
+# %% ../../nbs/course_positional.ipynb #h33p0501
+def _pe_slips(pe, n:int, d:int) -> str:
+    "If `pe` is the table with the division by d_model outside the power, the exponent over d_model - 1 or d_model + 1 or from the odd dimensions, or the angles times 2π: that named, else ''."
+    pos, two_i = torch.arange(n, dtype=torch.float64)[:, None], torch.arange(0, d, 2, dtype=torch.float64)
+    outside = ("the division by d_model is outside the power (10000 ** two_i / d_model: ** binds tighter than /); the exponent is 2i/d_model, "
+               "pos / 10000 ** (two_i / d_model)")
+    slips = {f"your angles are pos / 10000^(2i) / d_model: {outside}": pos / 10000 ** two_i / d,
+             f"your angles are pos * d_model / 10000^(2i): {outside}": pos * d / 10000 ** two_i,
+             "your exponents are 2i/(d_model - 1): the denominator is d_model itself, pos / 10000^(2i/d_model)": pos / 10000 ** (two_i / (d - 1)),
+             "your exponents are 2i/(d_model + 1): the denominator is d_model itself, pos / 10000^(2i/d_model)": pos / 10000 ** (two_i / (d + 1)),
+             "your exponents are (2i + 1)/d_model, from the odd dimensions' indices (torch.arange(1, d_model, 2)): pair i, dimensions 2i and 2i + 1, "
+             "has the exponent 2i/d_model, the even one's (torch.arange(0, d_model, 2))": pos / 10000 ** ((two_i + 1) / d),
+             "your angles are 2π times the formula's: the paper's wavelengths, 2π to 10000 · 2π, come from sin and cos themselves; the angle is "
+             "pos / 10000^(2i/d_model), with no 2π": 2 * math.pi * pos / 10000 ** (two_i / d)}
+    for why, ang in slips.items():
+        keep = (ang.abs() < 1000).repeat_interleave(2, -1)                      # where float32 holds the angles well
+        if d > 2 and torch.allclose(pe.double()[keep], torch.stack([ang.sin(), ang.cos()], -1).flatten(1)[keep], atol=1e-4): return why
+    return ""
+
 # %% ../../nbs/course_positional.ipynb #a26s0504
 @report
 def check_encoding(fn) -> str:
@@ -171,7 +190,7 @@ def check_encoding(fn) -> str:
                                      "the row's index, 0 to n - 1")
             why = [m for m, kw in _PE_MISTAKES.items() if _pe_like(pe, n, d, **kw)]
             raise AssertionError(f"d_model={d}: PE[{p}, {j}] is {pe[p, j]:.5f}, the formula gives {ref[p, j]:.5f}: " +
-                (f"your table has {why[0]}" if why else _pe_drawn(fn, pe, n, d) or _pe_regrouped(pe, n, d) or _pe_angles(pe, n, d) or _pe_rest(pe, n, d)))
+                (f"your table has {why[0]}" if why else _pe_drawn(fn, pe, n, d) or _pe_regrouped(pe, n, d) or _pe_slips(pe, n, d) or _pe_angles(pe, n, d) or _pe_rest(pe, n, d)))
     first = fn(4, 16)
     with torch.no_grad(): first.fill_(7.0)                                  # the caller's table, edited: a later call must not see it
     assert not (fn(4, 16) == 7.0).all(), (f"{fn.__name__} returns a view of a table it keeps between calls (a cache sliced, table[:n]): "
@@ -191,6 +210,9 @@ def _bias_args(call, table, K:int) -> str:
 def _bias_map(b, table, n_q:int, n_k:int, K:int) -> str:
     "For a bias no listed mistake explains: the table row each offset j - i gets, beside the paper's, or the pairs of one offset that differ."
     row = lambda i, j: next((r for r in range(2 * K + 1) if torch.equal(b[:, i, j], table[r])), None)
+    if all(torch.equal(b[:, i, j], table[min(max(min(j, K) - min(i, K), -K), K) + K]) for i in range(n_q) for j in range(n_k)):
+        return (": the positions were clipped to K before the subtraction, min(j, K) - min(i, K), so the pairs past K lose their offset "
+                "(the row must depend on j - i alone); clip the offset itself, clamp(j - i, -K, K) + K")
     seen = {}
     for i in range(n_q):
         for j in range(n_k):
@@ -216,6 +238,11 @@ def _bias_parts(rb, h:int, K:int) -> str:
                 "nn.Parameter attributes alone, so it is neither trained, saved nor moved; wrap it, nn.Parameter(...)")
     if [tuple(p.shape) for p in rb.parameters()] == [(2 * K + 1, 1)]:
         return f": one column shared by the {h} heads; each head learns its own bias per offset, a table of 2K + 1 rows and h columns"
+    if [tuple(p.shape) for p in rb.parameters()] in ([(2 * h + 1, K)], [(K, 2 * h + 1)]):
+        return (f": {2 * h + 1} = 2h + 1 rows: your __init__ reads its arguments the other way, (K, h); it is RelativeBias(h, K), the heads first, "
+                "and the table has 2K + 1 rows (one per clipped offset) and h columns")
+    if [tuple(p.shape) for p in rb.parameters()] == [(h, 2 * K + 1)]:
+        return ": the table is transposed, (h, 2K + 1): it has one row per clipped offset, 2K + 1 rows of h heads"
     return ""
 
 def _bias_capped(call, n_q:int, n_k:int) -> str:
