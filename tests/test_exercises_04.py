@@ -526,6 +526,8 @@ _T33 = {   # label: (the exercise, the answer's code, what its message must say)
         'but none reaches E'),
     '(a variant) a float mask without its feature axis': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        m = (tokens != self.pad_id).float()\n        return (x * m + x.detach() * (1 - m)) * self.scale',
         'a (B, n) padding mask without a new axis'),
+    '(a variant) the ids clamped to vocab - 2: the last id reads the row before it': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale, self.vocab = pad_id, math.sqrt(d_model), vocab\n    def forward(self, tokens):\n        tokens = tokens.clamp(max=self.vocab - 2)\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        'the last ids, up to vocab - 1 = 49, are rows of E too'),
 }
 
 @pytest.mark.parametrize('label', list(_T33))

@@ -175,6 +175,22 @@ def _emb_normal(MyEmbeddings, vocab:int=1001, d:int=16) -> None:
         "whose values stop at sqrt(3) = 1.73 standard deviations" if top < 1.75 else ": a truncated draw (nn.init.trunc_normal_ with a and b near the "
         "standard deviation, as BERT's)" if top < 3 else "") + "; draw torch.randn(vocab, d_model) * d_model ** -0.5")
 
+# %% ../../nbs/course_embeddings.ipynb #a40e0001
+def _emb_every_id(MyEmbeddings, vocab:int=50, d:int=16) -> None:
+    "Every id 0 .. vocab - 1, each once, gives its own row of E times sqrt(d_model): the last ids too (a clamp, or a range one short, loses them)."
+    m = MyEmbeddings(vocab, d); E = next(iter(m.parameters())).detach()
+    try:
+        with torch.no_grad(): y = m(torch.arange(vocab)[None])[0]              # (vocab, d): id i at position i
+    except Exception as e:
+        raise AssertionError(f"the ids 0 .. {vocab - 1} of MyEmbeddings({vocab}, {d}), each once, raised {type(e).__name__} ({str(e)[:80]}): "
+                             f"every id from 0 to vocab - 1 is a row of E") from None
+    want = E * d ** 0.5
+    bad = [i for i in range(vocab) if not torch.allclose(y[i], want[i], rtol=0, atol=rounding_tol(want[i], 1, want.dtype))]
+    assert not bad, (f"ids {bad[:4]} of MyEmbeddings({vocab}, {d}) do not give their own rows E[id] * sqrt(d_model)"
+                     + (f": the last ids, up to vocab - 1 = {vocab - 1}, are rows of E too (a clamp at vocab - 2, or a range one short, loses them)"
+                        if bad[-1] == vocab - 1 and bad == list(range(bad[0], vocab)) else ""))
+
+
 # %% ../../nbs/course_embeddings.ipynb #h33e0401
 def _emb_build(MyEmbeddings, vocab:int, d:int):
     "MyEmbeddings(vocab, d); a write into the parameter in place outside torch.no_grad(), which autograd refuses, named."
@@ -238,5 +254,5 @@ def check_my_embeddings(MyEmbeddings) -> str:
                                      "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens"
                                      + (", in eval mode as in training (whatever self.training is)" if case == 'eval mode' else ""))
         assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's" + _emb_factor(E.grad, ours.lut.weight.grad, 'gradients')
-    _emb_pad_id(MyEmbeddings); _emb_width(MyEmbeddings); _emb_normal(MyEmbeddings); assert (g := global_change(MyEmbeddings, 10, 4)) is None, f"MyEmbeddings(10, 4) {g}"
+    _emb_pad_id(MyEmbeddings); _emb_width(MyEmbeddings); _emb_normal(MyEmbeddings); _emb_every_id(MyEmbeddings); assert (g := global_change(MyEmbeddings, 10, 4)) is None, f"MyEmbeddings(10, 4) {g}"
     return "MyEmbeddings matches Embeddings: initialisation, values and gradients"
