@@ -548,3 +548,28 @@ THIRTY_FIRST = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', THIRTY_FIRST, ids=[r[0] for r in THIRTY_FIRST])
 def test_thirty_first_blind_answers_named(label, code, names, check, says):
     _t31_rejects(check, *_t31_answer(code, *names), says=says)
+
+
+# --- the thirty-fifth blind set's answers that the checks first missed, and variants of their kinds, each named now ---------
+from nbtools import assert_rejects as _t35_rejects
+from transformer_nb.course.evaluation import check_bleu as _t35_check_bleu
+_T35_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n')
+def _t35_answer(code:str, name:str):
+    "The answer's function, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T35_PRELUDE + code, ns); return ns[name]
+THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its message must say)
+    ('the exp divided by 4 (precedence)', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(m / t) for m, t in zip(match, total))) / K\n',
+     'my_bleu', _t35_check_bleu, 'the\\ division\\ by\\ 4\\ belongs\\ inside\\ the\\ exp'),
+    ('a brevity penalty of exp(1 - max / min)', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = math.exp(1 - max(r, c) / min(r, c))\n    return 100 * bp * math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / K)\n',
+     'my_bleu', _t35_check_bleu, 'a\\ hypothesis\\ longer\\ than\\ its\\ reference\\ was\\ penalised\\ too'),
+    ('a brevity penalty of the smaller of exp(1 - r/c) and exp(1 - c/r)', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(math.exp(1 - r / c), math.exp(1 - c / r))\n    return 100 * bp * math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / K)\n',
+     'my_bleu', _t35_check_bleu, 'a\\ hypothesis\\ longer\\ than\\ its\\ reference\\ was\\ penalised\\ too'),
+    ('the brevity penalty squared', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * bp * math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / K)\n',
+     'my_bleu', _t35_check_bleu, 'the\\ brevity\\ penalty\\ applied\\ twice'),
+    ('BP inside each log precision and outside', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(bp * m / t) for m, t in zip(match, total)) / K)\n',
+     'my_bleu', _t35_check_bleu, 'the\\ brevity\\ penalty\\ applied\\ twice'),
+]
+
+@pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])
+def test_thirty_fifth_blind_answers_named(label, code, name, check, says):
+    _t35_rejects(check, _t35_answer(code, name), says=says)

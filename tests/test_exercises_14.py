@@ -351,3 +351,40 @@ THIRTY_FIRST = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', THIRTY_FIRST, ids=[r[0] for r in THIRTY_FIRST])
 def test_thirty_first_blind_answers_named(label, code, names, check, says):
     _t31_rejects(check, *_t31_answer(code, *names), says=says)
+
+
+# --- the thirty-fifth blind set's answers that the checks first missed, and variants of their kinds, each named now ---------
+from nbtools import assert_rejects as _t35_rejects
+from transformer_nb.course.since2017 import check_group_kv as _t35_check_group_kv, check_rms_norm as _t35_check_rms_norm
+_T35_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n')
+def _t35_answer(code:str, name:str):
+    "The answer's function, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T35_PRELUDE + code, ns); return ns[name]
+THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its message must say)
+    ('eps hard-coded 1e-5', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + 1e-5) * g\n',
+     'rms_norm_of', _t35_check_rms_norm, 'the\\ argument\\ eps\\ is\\ ignored'),
+    ('eps hard-coded 1e-6', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + 1e-6) * g\n',
+     'rms_norm_of', _t35_check_rms_norm, 'yours\\ used\\ eps\\ =\\ 1e\\-06:\\ the\\ argument\\ eps\\ is\\ ignored'),
+    ('the gain g[:, None]', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g[:, None]\n',
+     'rms_norm_of', _t35_check_rms_norm, 'was\\ lined\\ up\\ with\\ the\\ vectors'),
+    ('the gain g.unsqueeze(-1)', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g.unsqueeze(-1)\n',
+     'rms_norm_of', _t35_check_rms_norm, 'was\\ lined\\ up\\ with\\ the\\ vectors'),
+    ('the rms detached', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps).detach() * g\n',
+     'rms_norm_of', _t35_check_rms_norm, 'treats\\ the\\ RMS\\ as\\ a\\ constant'),
+    ('the rms computed under no_grad', '\ndef rms_norm_of(a, g, eps=1e-5):\n    with torch.no_grad(): rms = torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps)\n    return a / rms * g\n',
+     'rms_norm_of', _t35_check_rms_norm, 'treats\\ the\\ RMS\\ as\\ a\\ constant'),
+    ('k.reshape(B, g, n, h // g, d)', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.reshape(B, g, n, h // g, d).mean(3).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t35_check_group_kv, "cuts\\ k's\\ memory\\ in\\ the\\ wrong\\ order"),
+    ('a batch of one assumed, k[0]', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k[0].view(g, h // g, n, d).mean(1).repeat_interleave(h // g, dim=0).unsqueeze(0).expand(B, h, n, d)\n',
+     'group_heads', _t35_check_group_kv, "every\\ batch\\ row\\ got\\ batch\\ row\\ 0's\\ keys"),
+    ('a batch of one assumed, k[:1] broadcast', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k[:1].view(1, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1).repeat(B, 1, 1, 1)\n',
+     'group_heads', _t35_check_group_kv, "every\\ batch\\ row\\ got\\ batch\\ row\\ 0's\\ keys"),
+    ('computed under no_grad', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    with torch.no_grad(): return k.view(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t35_check_group_kv, 'your\\ output\\ carries\\ no\\ gradient'),
+    ('k detached first', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.detach().view(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t35_check_group_kv, 'your\\ output\\ carries\\ no\\ gradient'),
+]
+
+@pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])
+def test_thirty_fifth_blind_answers_named(label, code, name, check, says):
+    _t35_rejects(check, _t35_answer(code, name), says=says)
