@@ -364,7 +364,7 @@ THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its me
     ('eps hard-coded 1e-5', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + 1e-5) * g\n',
      'rms_norm_of', _t35_check_rms_norm, 'the\\ argument\\ eps\\ is\\ ignored'),
     ('eps hard-coded 1e-6', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + 1e-6) * g\n',
-     'rms_norm_of', _t35_check_rms_norm, 'yours\\ used\\ eps\\ =\\ 1e\\-06:\\ the\\ argument\\ eps\\ is\\ ignored'),
+     'rms_norm_of', _t35_check_rms_norm, "that\\ is\\ eps\\ =\\ 1e\\-06\\ \\(LLaMA's\\ and\\ T5's\\ default\\),\\ not\\ the\\ argument\\ eps"),
     ('the gain g[:, None]', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g[:, None]\n',
      'rms_norm_of', _t35_check_rms_norm, 'was\\ lined\\ up\\ with\\ the\\ vectors'),
     ('the gain g.unsqueeze(-1)', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g.unsqueeze(-1)\n',
