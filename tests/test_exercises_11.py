@@ -550,7 +550,7 @@ def test_thirty_first_blind_answers_named(label, code, names, check, says):
     _t31_rejects(check, *_t31_answer(code, *names), says=says)
 
 
-# --- the thirty-fifth blind set's answers that the checks first missed, and variants of their kinds, each named now ---------
+# --- the thirty-fifth blind set's answers that the checks first missed, variants of their kinds, and a few more kinds found while fixing them, each named now
 from nbtools import assert_rejects as _t35_rejects
 from transformer_nb.course.evaluation import check_bleu as _t35_check_bleu
 _T35_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n')
@@ -568,6 +568,10 @@ THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its me
      'my_bleu', _t35_check_bleu, 'the\\ brevity\\ penalty\\ applied\\ twice'),
     ('BP inside each log precision and outside', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(bp * m / t) for m, t in zip(match, total)) / K)\n',
      'my_bleu', _t35_check_bleu, 'the\\ brevity\\ penalty\\ applied\\ twice'),
+    ('log p_n weighted 1/n', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(m / t) / (i + 1) for i, (m, t) in enumerate(zip(match, total))))\n',
+     'my_bleu', _t35_check_bleu, 'your\\ log\\ p_n\\ are\\ weighted\\ 1/n'),   # found while fixing the set's misses
+    ('log p_n weighted n/10', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(m / t) * (i + 1) / 10 for i, (m, t) in enumerate(zip(match, total))))\n',
+     'my_bleu', _t35_check_bleu, 'your\\ log\\ p_n\\ are\\ weighted\\ n/10'),   # found while fixing the set's misses
 ]
 
 @pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])

@@ -603,9 +603,9 @@ def test_thirty_first_blind_answers_named(in_nbs, label, code, names, check, say
     _t31_rejects(check, *_t31_answer(code, *names), says=says)
 
 
-# --- the thirty-fifth blind set's answers that the checks first missed, and variants of their kinds, each named now ---------
+# --- the thirty-fifth blind set's answers that the checks first missed, variants of their kinds, and a few more kinds found while fixing them, each named now
 from nbtools import assert_rejects as _t35_rejects
-from transformer_nb.course.variations import check_beyond_noise as _t35_check_beyond_noise
+from transformer_nb.course.variations import check_beyond_noise as _t35_check_beyond_noise, check_heads_looking as _t35_check_heads_looking
 _T35_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n')
 def _t35_answer(code:str, name:str):
     "The answer's function, its code run in a fresh namespace with the notebook's imports."
@@ -619,6 +619,10 @@ THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its me
      'beyond_noise', _t35_check_beyond_noise, "your\\ spread\\ is\\ measured\\ from\\ the\\ runs'\\ mean"),
     ("the spread from the other seeds' mean", "\ndef beyond_noise(recs):\n    base = next(r['bleu'] for r in recs if r['id'] == 'base')\n    noise = max(abs(r['bleu'] - sum(x['bleu'] for x in recs if x['variant'] == 'base' and x['id'] != 'base') / sum(x['variant'] == 'base' and x['id'] != 'base' for x in recs)) for r in recs if r['variant'] == 'base')\n    return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - base) > noise]\n",
      'beyond_noise', _t35_check_beyond_noise, "your\\ spread\\ is\\ measured\\ from\\ the\\ runs'\\ mean"),
+    ('the heads listed last to first', '\ndef heads_looking(w, rows, col):\n    return [h + 1 for h in reversed(range(w.shape[0])) if all(w[h, r].argmax() == col for r in rows)]\n',
+     'heads_looking', _t35_check_heads_looking, 'the\\ right\\ heads\\ in\\ another\\ order'),   # found while fixing the set's misses
+    ('the heads sorted by their weight on col', '\ndef heads_looking(w, rows, col):\n    return sorted([h + 1 for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)], key=lambda h: -float(w[h - 1, rows[0], col]))\n',
+     'heads_looking', _t35_check_heads_looking, 'the\\ right\\ heads\\ in\\ another\\ order'),   # found while fixing the set's misses
 ]
 
 @pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])

@@ -540,7 +540,7 @@ def test_thirty_first_blind_answers_named(label, code, names, check, says):
     _t31_rejects(check, *_t31_answer(code, *names), says=says)
 
 
-# --- the thirty-fifth blind set's answers that the checks first missed, and variants of their kinds, each named now ---------
+# --- the thirty-fifth blind set's answers that the checks first missed, variants of their kinds, and a few more kinds found while fixing them, each named now
 from nbtools import assert_rejects as _t35_rejects
 from transformer_nb.course.parsing import check_corpus_prf as _t35_check_corpus_prf, check_linearize as _t35_check_linearize
 _T35_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'

@@ -130,7 +130,7 @@ NINTH = [('LayerNorm for RMSNorm', check_rms_norm, (lambda a, g, eps=1e-5: (a - 
          ('log10 in the frequencies (base e^4)', check_rotate, (_n9_rot(base=_n9math.exp(4)),), "the frequencies' base is 54.6, not 10000"),
          ('max for the mean', check_group_kv, (_n9_grp(lambda v: v.amax(2)),), "not their largest entry (max)"),
          ('first head for the mean', check_group_kv, (_n9_grp(lambda v: v[:, :, 0]),), "not its first head"),
-         ('median for the mean', check_group_kv, (_n9_grp(lambda v: v.median(2).values),), "that head is not the mean of the group's heads"),
+         ('median for the mean', check_group_kv, (_n9_grp(lambda v: v.median(2).values),), "not their median"),
          ('no grouping at all', check_group_kv, (lambda k, g: k + 0.0,), "yours differ inside a group")]
 
 def test_ninth_right_rotate_and_groups_pass():
@@ -353,7 +353,7 @@ def test_thirty_first_blind_answers_named(label, code, names, check, says):
     _t31_rejects(check, *_t31_answer(code, *names), says=says)
 
 
-# --- the thirty-fifth blind set's answers that the checks first missed, and variants of their kinds, each named now ---------
+# --- the thirty-fifth blind set's answers that the checks first missed, variants of their kinds, and a few more kinds found while fixing them, each named now
 from nbtools import assert_rejects as _t35_rejects
 from transformer_nb.course.since2017 import check_group_kv as _t35_check_group_kv, check_rms_norm as _t35_check_rms_norm
 _T35_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n')
@@ -383,6 +383,10 @@ THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its me
      'group_heads', _t35_check_group_kv, 'your\\ output\\ carries\\ no\\ gradient'),
     ('k detached first', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.detach().view(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1)\n',
      'group_heads', _t35_check_group_kv, 'your\\ output\\ carries\\ no\\ gradient'),
+    ('eps added to the sum of squares before dividing by d', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt((a.pow(2).sum(-1, keepdim=True) + eps) / a.shape[-1]) * g\n',
+     'rms_norm_of', _t35_check_rms_norm, 'which\\ makes\\ it\\ eps\\ /\\ d'),   # found while fixing the set's misses
+    ("the group's median", '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.view(B, g, h // g, n, d).median(2).values.repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t35_check_group_kv, 'not\\ their\\ median'),   # found while fixing the set's misses
 ]
 
 @pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])

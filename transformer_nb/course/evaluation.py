@@ -349,6 +349,9 @@ def _bleu_assembly(hyps, refs, mine) -> str|None:
     if c > r and near(100 * math.exp(1 - c / r) * geo):
         return ("a hypothesis longer than its reference was penalised too (a BP of exp(1 - max(c, r) / min(c, r)), the same for either length): BP only "
                 "penalises a short corpus, BP = 1 when c >= r, min(1, exp(1 - r/c))")
+    for what, ws in (("1/n (1, 1/2, 1/3, 1/4)", [1 / n for n in range(1, 5)]), ("n/10 (0.1 to 0.4)", [n / 10 for n in range(1, 5)])):
+        if near(100 * bp * math.exp(sum(w * math.log(a / b) for w, (a, b) in zip(ws, zip(m, t))))) and not near(100 * bp * geo):
+            return f"your log p_n are weighted {what}: BLEU weights every order alike, 1/4 each, exp((log p1 + log p2 + log p3 + log p4) / 4)"
     if bp < 1 and near(100 * bp * bp * geo):
         return ("the brevity penalty applied twice (BP squared): multiply the geometric mean of the p_n by BP once, "
                 "BP x exp((log p1 + log p2 + log p3 + log p4) / 4)")

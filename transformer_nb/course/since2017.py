@@ -62,6 +62,8 @@ def _rms_more(a, g, eps) -> list[tuple[str, torch.Tensor]]:
            ("the mean of the squares runs over the last axis alone, one RMS for each vector: yours takes it over the last two axes, "
             "mean((-2, -1)), one RMS for a whole (n, d) block as a layer-wide norm would", a / torch.sqrt(a.pow(2).mean((-2, -1), keepdim=True) + eps) * g)
            for _ in range(a.dim() > 2)] + [
+           ("eps goes under the root as it is, sqrt(mean(a**2) + eps): yours adds it to the sum of the squares before dividing by d, "
+            "sqrt((sum(a**2) + eps) / d), which makes it eps / d", a / torch.sqrt((a.pow(2).sum(-1, keepdim=True) + eps) / a.shape[-1]) * g),
            (f"eps goes under the root as it is, sqrt(mean(a**2) + eps): yours adds eps ** 2 = {eps ** 2:g} (eps read as a floor on the RMS "
             "itself)", a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps ** 2) * g),
            ("eps goes under the root, sqrt(mean(a**2) + eps): yours adds it to the output, a / sqrt(mean(a**2)) * g + eps (or before the gain), which shifts every "
@@ -370,7 +372,8 @@ def _group_cut(k, g) -> list[tuple[str, torch.Tensor]]:
     B, h, n, d = k.shape; r = h // g
     return [("k.reshape(B, g, n, h // g, d) cuts k's memory in the wrong order: k is (B, h, n, d), heads before positions, so a group's h/g "
              "heads are the axis right after g, k.view(B, g, h // g, n, d).mean(2), then repeat_interleave(h // g, dim=1)",
-             k.reshape(B, g, n, r, d).mean(3).repeat_interleave(r, 1))] * (r > 1 and n > 1)
+             k.reshape(B, g, n, r, d).mean(3).repeat_interleave(r, 1))] * (r > 1 and n > 1) + [
+            ("each group's head is the mean of its heads' (Ainslie et al.'s conversion), not their median", k.view(B, g, r, n, d).median(2).values.repeat_interleave(r, 1))] * (r > 2)
 
 def _group_grad(group_heads):
     "Your `group_heads` on keys that require gradients: a result cut from autograd (no_grad, detach, NumPy) or a wrong gradient named."

@@ -332,6 +332,8 @@ _HEADS_READINGS += [("the last head is never read: range(w.shape[0] - 1) stops o
 # %% ../../nbs/course_variations.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
     "For heads no listed reading explains: each head yours adds or leaves out, with where its rows put their largest weight."
+    if sorted(got) == sorted(want): return (f"the right heads in another order, {got}: list them by increasing head number, {want}, "
+                                            "as a loop over range(w.shape[0]) gives them (no reversed(), no sort by weight)")
     w = torch.as_tensor(w)
     peaks = lambda h: [int(w[h - 1, r].argmax()) for r in rows] if 1 <= h <= w.shape[0] else None
     extra = [f"head {h} (row indices {rows} peak at key indices {peaks(h)})" if peaks(h) else f"head {h} (there are {w.shape[0]} heads, numbered 1 to {w.shape[0]})"
