@@ -275,8 +275,8 @@ def _beyond_by(threshold):
     return beyond_noise
 
 def test_beyond_noise_threshold_nobody_listed_is_placed(in_nbs):
-    assert_rejects(_ex.check_beyond_noise, _beyond_by(lambda s: 2 * max(s)),
-                   says=r"case 'a loss beyond the noise': got \[\], want \['A'\]\. .*; missing A \(\|d\| = 1\.5\), extra none; yours keeps the variants "
+    assert_rejects(_ex.check_beyond_noise, _beyond_by(lambda s: 4 * max(s)),
+                   says=r"case 'a loss beyond the noise': got \[\], want \['A'\]\. .*missing A \(\|d\| = 1\.5\), extra none; yours keeps the variants "
                         r"with \|d\| above some T in \[1\.5, inf\), the spread is 1")
 
 def test_heads_looking_mistake_nobody_listed_is_placed_head_by_head(in_nbs):
@@ -623,6 +623,8 @@ THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its me
      'heads_looking', _t35_check_heads_looking, 'the\\ right\\ heads\\ in\\ another\\ order'),   # found while fixing the set's misses
     ('the heads sorted by their weight on col', '\ndef heads_looking(w, rows, col):\n    return sorted([h + 1 for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)], key=lambda h: -float(w[h - 1, rows[0], col]))\n',
      'heads_looking', _t35_check_heads_looking, 'the\\ right\\ heads\\ in\\ another\\ order'),   # found while fixing the set's misses
+    ('the spread doubled', "\ndef beyond_noise(recs):\n    base = next(r['bleu'] for r in recs if r['id'] == 'base')\n    noise = 2 * max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')\n    return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - base) > noise]\n",
+     'beyond_noise', _t35_check_beyond_noise, 'your\\ spread\\ is\\ a\\ multiple\\ of\\ the\\ largest'),   # found while fixing the set's misses
 ]
 
 @pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])

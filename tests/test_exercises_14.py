@@ -355,7 +355,7 @@ def test_thirty_first_blind_answers_named(label, code, names, check, says):
 
 # --- the thirty-fifth blind set's answers that the checks first missed, variants of their kinds, and a few more kinds found while fixing them, each named now
 from nbtools import assert_rejects as _t35_rejects
-from transformer_nb.course.since2017 import check_group_kv as _t35_check_group_kv, check_rms_norm as _t35_check_rms_norm
+from transformer_nb.course.since2017 import check_group_kv as _t35_check_group_kv, check_rms_norm as _t35_check_rms_norm, check_rotate as _t35_check_rotate
 _T35_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n')
 def _t35_answer(code:str, name:str):
     "The answer's function, its code run in a fresh namespace with the notebook's imports."
@@ -387,6 +387,10 @@ THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its me
      'rms_norm_of', _t35_check_rms_norm, 'which\\ makes\\ it\\ eps\\ /\\ d'),   # found while fixing the set's misses
     ("the group's median", '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.view(B, g, h // g, n, d).median(2).values.repeat_interleave(h // g, dim=1)\n',
      'group_heads', _t35_check_group_kv, 'not\\ their\\ median'),   # found while fixing the set's misses
+    ("the pair's second coordinate from the turned first", '\ndef rotate_query(q, m):\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    y1 = x1 * a.cos() - x2 * a.sin()\n    y2 = y1 * a.sin() + x2 * a.cos()\n    return torch.stack([y1, y2], -1).flatten().to(q.dtype)\n',
+     'rotate_query', _t35_check_rotate, 'second\\ coordinate\\ was\\ computed\\ from\\ the\\ first\\ one\\ already\\ turned'),   # found while fixing the set's misses
+    ('the even coordinates overwritten before the odd ones are computed', '\ndef rotate_query(q, m):\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))\n    x = q.clone().double()\n    x[0::2] = x[0::2] * a.cos() - x[1::2] * a.sin()\n    x[1::2] = x[0::2] * a.sin() + x[1::2] * a.cos()\n    return x.to(q.dtype)\n',
+     'rotate_query', _t35_check_rotate, 'second\\ coordinate\\ was\\ computed\\ from\\ the\\ first\\ one\\ already\\ turned'),   # found while fixing the set's misses
 ]
 
 @pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])

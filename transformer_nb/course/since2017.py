@@ -266,6 +266,16 @@ def _rotate_far(rotate_query, q, m:int):
                          else f": {where_differ(got, want.double(), 'coordinate')}; coordinates 2i, 2i+1 turned by m * 10000^(-2i/d)"))
 
 
+# %% ../../nbs/course_since2017.ipynb #a35r1401
+def _rotate_seq(q, m) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it gives) for `q` at position `m`: each pair's second coordinate computed from the first one already turned (a sequential update)."
+    d, x = len(q), q.double()
+    a = m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    y1 = x[0::2] * a.cos() - x[1::2] * a.sin()
+    why = ("each pair's second coordinate was computed from the first one already turned (x1 overwritten, or y1 used for x1): both new "
+           "coordinates come from the old pair, y1 = x1 cos a - x2 sin a and y2 = x1 sin a + x2 cos a; compute both before writing either")
+    return [(why, torch.stack([y1, y1 * a.sin() + x[1::2] * a.cos()], -1).flatten().float())]
+
 # %% ../../nbs/course_since2017.ipynb #cs14b004
 @report
 def check_rotate(rotate_query) -> str:
@@ -282,7 +292,7 @@ def check_rotate(rotate_query) -> str:
         assert got.is_floating_point(), f"{case}: your output is {got.dtype}: return q's floats turned, not whole numbers"
         got, want = got.double(), want.double()                              # float64 of a float32 query: the same values, accepted
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
-        why = next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) + _rotate_odd(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
+        why = next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) + _rotate_odd(q, m) + _rotate_seq(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
         at0 = "at position 0 the angle is 0 and the rotation the identity: q must come back unchanged, and yours moved it" if m == 0 else ""
         assert why is None, f"{case}: {at0 + ('; ' if at0 else '')}{why}"
         assert not at0, f"{case}: {at0} ({where_differ(got, want, 'coordinate')})"

@@ -158,7 +158,7 @@ def _noise_units(recs:list[dict]) -> list[tuple[str, list]]:
 
 # %% ../../nbs/course_variations.ipynb #a35v1201
 def _noise_centres(recs:list[dict]) -> list[tuple[str, list]]:
-    "(likely mistake, the ids it gives): base's BLEU the best, worst or median of its runs; the spread measured from the runs' mean (of all, or of the seeds)."
+    "(likely mistake, the ids it gives): base's BLEU the best, worst or median of its runs; the spread measured from the runs' mean (of all, or of the seeds), or twice the right one."
     runs = sorted(r['bleu'] for r in recs if r['variant'] == 'base'); own = next(r['bleu'] for r in recs if r['id'] == 'base')
     var, out = [r for r in recs if r['variant'] != 'base'], []
     for what, b in (("the best", runs[-1]), ("the worst", runs[0]), ("the median", (runs[(len(runs) - 1) // 2] + runs[len(runs) // 2]) / 2)):
@@ -170,7 +170,9 @@ def _noise_centres(recs:list[dict]) -> list[tuple[str, list]]:
         mu = sum(pool) / len(pool) if pool else own
         out.append(("your spread is measured from the runs' mean, the largest |BLEU - mean|: the spread is measured from the run whose id is 'base', "
                     "the largest |BLEU - base BLEU| over the other runs of 'base'", [r['id'] for r in var if abs(r['bleu'] - own) > max([abs(x - mu) for x in runs] or [0.0])]))
-    return out
+    spread = max([abs(x - own) for x in seeds] or [0.0])
+    return out + [("your spread is a multiple of the largest |BLEU - base BLEU| over the other runs of 'base' (twice it or more: a +- band read "
+                   "as its width, or a safety factor): the spread is that largest difference itself", [r['id'] for r in var if abs(r['bleu'] - own) > 2 * spread])]
 
 _NOISE_SPLIT = [('base', 'base', 30.0), ('s1', 'base', 31.0), ('s2', 'base', 31.6), ('s3', 'base', 27.0), ('A', 'A', 31.9), ('B', 'B', 27.5),
                 ('C', 'C', 32.95), ('D', 'D', 26.8)]   # spreads: 3 the right one, 2.9 from the mean, 2.3 half the range, 1.77 the sd: each keeps other ids
