@@ -462,6 +462,23 @@ SETS = {
               ('first_run', '07_why_self_attention', 'w capped at n // 2: a window wider than the sequence cut'): 'generic',
            },
            set()),
+    '35': ('thirty-fifth', 'blind_answers_35_set', {
+              ('first_run', '11_results', 'the exp divided by 4 (precedence): exp(sum of logs) / 4'): 'misleading',
+              ('first_run', '11_results', 'the brevity penalty from the shorter of c and r: exp(1 - max / min) always'): 'misleading',
+              ('first_run', '11_results', 'the brevity penalty squared (applied inside and outside)'): 'generic',
+              ('first_run', '12_variations', "base's BLEU the best of its seed runs"): 'misleading',
+              ('first_run', '12_variations', "the noise measured from the seeds' mean, not from the record 'base'"): 'misleading',
+              ('first_run', '13_parsing', 'a phrase of POS nodes only written as its bare words (base NPs flattened)'): 'misleading',
+              ('first_run', '13_parsing', 'the children visited right to left'): 'generic',
+              ('first_run', '13_parsing', 'F1 from the sentences summed twice: 2m / (g + t) of the mean counts (divided by the number of sentences)'): 'misleading',
+              ('first_run', '14_since_2017', 'eps hard-coded, the argument ignored'): 'generic',
+              ('first_run', '14_since_2017', 'the gain applied per row (g[:, None])'): 'generic',
+              ('first_run', '14_since_2017', 'the view with n and the heads swapped: (B, g, n, h/g, d)'): 'generic',
+              ('first_run', '14_since_2017', 'a batch of one assumed (k[0])'): 'generic',
+           },
+           {('12_variations', "variants whose id differs from 'base' (a seed run of id 'base-seed1' counted as a variant)"),
+            ('13_parsing', 'a list [p, r, f], not a tuple'),
+            ('13_parsing', 'NumPy float64 figures (np.sum over axis 0)')}),   # a seed run never differs from base by more than the spread; a list or np.float64s unpack as the tuple of floats: no mistake
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -44,7 +44,8 @@ RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth
         'twenty-eighth': DATA['twenty-eighth'], 'twenty-ninth': DATA['twenty-ninth'],
         'thirtieth': DATA['thirtieth'], 'thirty-first': DATA['thirty-first'],
         'thirty-second': DATA['thirty-second'],
-        'thirty-third': DATA['thirty-third']}
+        'thirty-third': DATA['thirty-third'],
+        'thirty-fifth': DATA['thirty-fifth']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]
@@ -54,7 +55,8 @@ PART = {'seventeenth': PAPER[:8], 'eighteenth': PAPER[8:],
         'twenty-sixth': PAPER[:8], 'twenty-seventh': PAPER[8:],
         'twenty-eighth': PAPER[:4], 'twenty-ninth': PAPER[4:8], 'thirtieth': PAPER[8:11], 'thirty-first': PAPER[11:],
         'thirty-second': PAPER[:4],
-        'thirty-third': PAPER[4:8]}   # a measurement of some notebooks only: the paper notebooks it has rows for
+        'thirty-third': PAPER[4:8],
+        'thirty-fifth': PAPER[11:]}   # a measurement of some notebooks only: the paper notebooks it has rows for
 BOTH = [(run, table) for run in RUNS for table in TABLES]
 LATER = [run for run in RUNS if run != 'first']
 

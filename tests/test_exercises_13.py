@@ -538,3 +538,31 @@ THIRTY_FIRST = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', THIRTY_FIRST, ids=[r[0] for r in THIRTY_FIRST])
 def test_thirty_first_blind_answers_named(label, code, names, check, says):
     _t31_rejects(check, *_t31_answer(code, *names), says=says)
+
+
+# --- the thirty-fifth blind set's answers that the checks first missed, variants of their kinds, and a few more kinds found while fixing them, each named now
+from nbtools import assert_rejects as _t35_rejects
+from transformer_nb.course.parsing import check_corpus_prf as _t35_check_corpus_prf, check_linearize as _t35_check_linearize
+_T35_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+                'from transformer_nb.parsing import coarse_label, is_preterminal\n')
+def _t35_answer(code:str, name:str):
+    "The answer's function, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T35_PRELUDE + code, ns); return ns[name]
+THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its message must say)
+    ('base phrases written as bare words', "\ndef my_linearize(tree):\n    if not isinstance(tree, str) and not is_preterminal(tree) and all(not isinstance(t, str) and is_preterminal(t) for t in tree): return ' '.join(tree.leaves())\n    if isinstance(tree, str): return tree\n    if is_preterminal(tree): return tree[0]\n    lab = coarse_label(tree.label())\n    return ' '.join([f'({lab}', *(my_linearize(t) for t in tree), f'){lab}'])\n",
+     'my_linearize', _t35_check_linearize, 'whose\\ children\\ are\\ all\\ POS\\ nodes\\ are\\ missing'),
+    ('a phrase of POS nodes returned as its leaves', "\ndef my_linearize(tree):\n    if not isinstance(tree, str) and not is_preterminal(tree) and all(is_preterminal(t) for t in tree): return ' '.join(t[0] for t in tree)\n    if isinstance(tree, str): return tree\n    if is_preterminal(tree): return tree[0]\n    lab = coarse_label(tree.label())\n    return ' '.join([f'({lab}', *(my_linearize(t) for t in tree), f'){lab}'])\n",
+     'my_linearize', _t35_check_linearize, 'whose\\ children\\ are\\ all\\ POS\\ nodes\\ are\\ missing'),
+    ('the children visited right to left', "\ndef my_linearize(tree):\n    if isinstance(tree, str): return tree\n    if is_preterminal(tree): return tree[0]\n    lab = coarse_label(tree.label())\n    return ' '.join([f'({lab}', *(my_linearize(t) for t in reversed(tree)), f'){lab}'])\n",
+     'my_linearize', _t35_check_linearize, "each\\ phrase's\\ children\\ in\\ reverse\\ order"),
+    ('a stack walk that pops the children last to first', "\ndef my_linearize(tree):\n    out, stack = [], [tree]\n    while stack:\n        t = stack.pop()\n        if isinstance(t, str): out.append(t); continue\n        if is_preterminal(t): out.append(t[0]); continue\n        lab = coarse_label(t.label()); out.append(f'({lab}'); stack.append(f'){lab}'); stack.extend(t)\n    return ' '.join(out)\n",
+     'my_linearize', _t35_check_linearize, "each\\ phrase's\\ children\\ in\\ reverse\\ order"),
+    ('F1 of the summed counts divided by the number of sentences', '\ndef my_corpus_prf(counts):\n    m, g, t = (sum(c[i] for c in counts) for i in range(3))\n    p, r = 100 * m / t, 100 * m / g\n    return p, r, 200 * m / (g + t) / len(counts)\n',
+     'my_corpus_prf', _t35_check_corpus_prf, 'divided\\ by\\ the\\ number\\ of\\ sentences,\\ 2'),
+    ('F1 as 2PR / (P + R) / len(counts)', '\ndef my_corpus_prf(counts):\n    m, g, t = (sum(c[i] for c in counts) for i in range(3))\n    p, r = 100 * m / t, 100 * m / g\n    return p, r, 2 * p * r / (p + r) / len(counts)\n',
+     'my_corpus_prf', _t35_check_corpus_prf, 'divided\\ by\\ the\\ number\\ of\\ sentences,\\ 2'),
+]
+
+@pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])
+def test_thirty_fifth_blind_answers_named(label, code, name, check, says):
+    _t35_rejects(check, _t35_answer(code, name), says=says)

@@ -130,7 +130,7 @@ NINTH = [('LayerNorm for RMSNorm', check_rms_norm, (lambda a, g, eps=1e-5: (a - 
          ('log10 in the frequencies (base e^4)', check_rotate, (_n9_rot(base=_n9math.exp(4)),), "the frequencies' base is 54.6, not 10000"),
          ('max for the mean', check_group_kv, (_n9_grp(lambda v: v.amax(2)),), "not their largest entry (max)"),
          ('first head for the mean', check_group_kv, (_n9_grp(lambda v: v[:, :, 0]),), "not its first head"),
-         ('median for the mean', check_group_kv, (_n9_grp(lambda v: v.median(2).values),), "that head is not the mean of the group's heads"),
+         ('median for the mean', check_group_kv, (_n9_grp(lambda v: v.median(2).values),), "not their median"),
          ('no grouping at all', check_group_kv, (lambda k, g: k + 0.0,), "yours differ inside a group")]
 
 def test_ninth_right_rotate_and_groups_pass():
@@ -351,3 +351,48 @@ THIRTY_FIRST = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', THIRTY_FIRST, ids=[r[0] for r in THIRTY_FIRST])
 def test_thirty_first_blind_answers_named(label, code, names, check, says):
     _t31_rejects(check, *_t31_answer(code, *names), says=says)
+
+
+# --- the thirty-fifth blind set's answers that the checks first missed, variants of their kinds, and a few more kinds found while fixing them, each named now
+from nbtools import assert_rejects as _t35_rejects
+from transformer_nb.course.since2017 import check_group_kv as _t35_check_group_kv, check_rms_norm as _t35_check_rms_norm, check_rotate as _t35_check_rotate
+_T35_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n')
+def _t35_answer(code:str, name:str):
+    "The answer's function, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T35_PRELUDE + code, ns); return ns[name]
+THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its message must say)
+    ('eps hard-coded 1e-5', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + 1e-5) * g\n',
+     'rms_norm_of', _t35_check_rms_norm, 'the\\ argument\\ eps\\ is\\ ignored'),
+    ('eps hard-coded 1e-6', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + 1e-6) * g\n',
+     'rms_norm_of', _t35_check_rms_norm, "that\\ is\\ eps\\ =\\ 1e\\-06\\ \\(LLaMA's\\ and\\ T5's\\ default\\),\\ not\\ the\\ argument\\ eps"),
+    ('the gain g[:, None]', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g[:, None]\n',
+     'rms_norm_of', _t35_check_rms_norm, 'was\\ lined\\ up\\ with\\ the\\ vectors'),
+    ('the gain g.unsqueeze(-1)', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g.unsqueeze(-1)\n',
+     'rms_norm_of', _t35_check_rms_norm, 'was\\ lined\\ up\\ with\\ the\\ vectors'),
+    ('the rms detached', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps).detach() * g\n',
+     'rms_norm_of', _t35_check_rms_norm, 'treats\\ the\\ RMS\\ as\\ a\\ constant'),
+    ('the rms computed under no_grad', '\ndef rms_norm_of(a, g, eps=1e-5):\n    with torch.no_grad(): rms = torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps)\n    return a / rms * g\n',
+     'rms_norm_of', _t35_check_rms_norm, 'treats\\ the\\ RMS\\ as\\ a\\ constant'),
+    ('k.reshape(B, g, n, h // g, d)', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.reshape(B, g, n, h // g, d).mean(3).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t35_check_group_kv, "cuts\\ k's\\ memory\\ in\\ the\\ wrong\\ order"),
+    ('a batch of one assumed, k[0]', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k[0].view(g, h // g, n, d).mean(1).repeat_interleave(h // g, dim=0).unsqueeze(0).expand(B, h, n, d)\n',
+     'group_heads', _t35_check_group_kv, "every\\ batch\\ row\\ got\\ batch\\ row\\ 0's\\ keys"),
+    ('a batch of one assumed, k[:1] broadcast', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k[:1].view(1, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1).repeat(B, 1, 1, 1)\n',
+     'group_heads', _t35_check_group_kv, "every\\ batch\\ row\\ got\\ batch\\ row\\ 0's\\ keys"),
+    ('computed under no_grad', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    with torch.no_grad(): return k.view(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t35_check_group_kv, 'your\\ output\\ carries\\ no\\ gradient'),
+    ('k detached first', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.detach().view(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t35_check_group_kv, 'your\\ output\\ carries\\ no\\ gradient'),
+    ('eps added to the sum of squares before dividing by d', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt((a.pow(2).sum(-1, keepdim=True) + eps) / a.shape[-1]) * g\n',
+     'rms_norm_of', _t35_check_rms_norm, 'which\\ makes\\ it\\ eps\\ /\\ d'),   # found while fixing the set's misses
+    ("the group's median", '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.view(B, g, h // g, n, d).median(2).values.repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t35_check_group_kv, 'not\\ their\\ median'),   # found while fixing the set's misses
+    ("the pair's second coordinate from the turned first", '\ndef rotate_query(q, m):\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    y1 = x1 * a.cos() - x2 * a.sin()\n    y2 = y1 * a.sin() + x2 * a.cos()\n    return torch.stack([y1, y2], -1).flatten().to(q.dtype)\n',
+     'rotate_query', _t35_check_rotate, 'second\\ coordinate\\ was\\ computed\\ from\\ the\\ first\\ one\\ already\\ turned'),   # found while fixing the set's misses
+    ('the even coordinates overwritten before the odd ones are computed', '\ndef rotate_query(q, m):\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))\n    x = q.clone().double()\n    x[0::2] = x[0::2] * a.cos() - x[1::2] * a.sin()\n    x[1::2] = x[0::2] * a.sin() + x[1::2] * a.cos()\n    return x.to(q.dtype)\n',
+     'rotate_query', _t35_check_rotate, 'second\\ coordinate\\ was\\ computed\\ from\\ the\\ first\\ one\\ already\\ turned'),   # found while fixing the set's misses
+]
+
+@pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])
+def test_thirty_fifth_blind_answers_named(label, code, name, check, says):
+    _t35_rejects(check, _t35_answer(code, name), says=says)

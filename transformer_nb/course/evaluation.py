@@ -337,6 +337,26 @@ def _bleu_raised(name:str, hyps, refs, err) -> AssertionError|None:
                           f"({have}): " + ("your n-grams step by n, non-overlapping chunks (range(0, len(ws), n)), which miss most matches; an n-gram starts "
                           "at every word, range(len(ws) - n + 1)" if not all(chunks) else "your matches or totals miss some: count every n-gram, range(len(ws) - n + 1), and clip each with its reference's count"))
 
+# %% ../../nbs/course_evaluation.ipynb #a35e1101
+def _bleu_assembly(hyps, refs, mine) -> str|None:
+    "A mistake in putting BP and the mean together that reproduces `mine`: exp(...) / 4 (a precedence slip), BP for long hypotheses too, BP applied twice."
+    near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
+    if not all(m): return None
+    geo, bp = math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / 4), min(1.0, math.exp(1 - r / c))
+    if geo < 1 and near(100 * bp * math.exp(sum(math.log(a / b) for a, b in zip(m, t))) / 4) or geo == 1 and near(100 * bp / 4):
+        return ("your score is BP x exp(sum of the log p_n), then divided by 4: the division by 4 belongs inside the exp, on the sum of the "
+                "logs, exp((log p1 + log p2 + log p3 + log p4) / 4) (the parentheses of math.exp(sum(...) / 4))")
+    if c > r and near(100 * math.exp(1 - c / r) * geo):
+        return ("a hypothesis longer than its reference was penalised too (a BP of exp(1 - max(c, r) / min(c, r)), the same for either length): BP only "
+                "penalises a short corpus, BP = 1 when c >= r, min(1, exp(1 - r/c))")
+    for what, ws in (("1/n (1, 1/2, 1/3, 1/4)", [1 / n for n in range(1, 5)]), ("n/10 (0.1 to 0.4)", [n / 10 for n in range(1, 5)])):
+        if near(100 * bp * math.exp(sum(w * math.log(a / b) for w, (a, b) in zip(ws, zip(m, t))))) and not near(100 * bp * geo):
+            return f"your log p_n are weighted {what}: BLEU weights every order alike, 1/4 each, exp((log p1 + log p2 + log p3 + log p4) / 4)"
+    if bp < 1 and near(100 * bp * bp * geo):
+        return ("the brevity penalty applied twice (BP squared): multiply the geometric mean of the p_n by BP once, "
+                "BP x exp((log p1 + log p2 + log p3 + log p4) / 4)")
+    return None
+
 # %% ../../nbs/course_evaluation.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -362,7 +382,7 @@ def check_bleu(my_bleu) -> str:
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
         d = next(c[3] for c in cases if c[0] == name)                                # the case's own hint
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, _bleu_slips(my_bleu, hyps, refs, mine) or (mistake if mistake != d else _bleu_log(my_bleu) or _bleu_numbers(hyps, refs, mine, theirs) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d), d)
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, _bleu_slips(my_bleu, hyps, refs, mine) or _bleu_assembly(hyps, refs, mine) or (mistake if mistake != d else _bleu_log(my_bleu) or _bleu_numbers(hyps, refs, mine, theirs) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d), d)
     zero = (['the cat sat on a mat'], ['a cat sat on the rug'])                          # no 4-gram in common: p4 = 0
     try: mine = my_bleu(*zero)
     except (ValueError, ZeroDivisionError): mine = 0.0                                 # math.log(0), where the solution stops

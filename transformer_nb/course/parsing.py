@@ -63,6 +63,31 @@ def _lin_more(name:str, toks:list, ref:list) -> str | None:
             "brackets carry another phrase's label, as when the label is kept where the recursive calls overwrite it (a global, an attribute, "
             "a default argument): compute lab inside each call, lab = coarse_label(tree.label()), and write both of its brackets from it")
 
+# %% ../../nbs/course_parsing.ipynb #a35p1301
+def _lin_flat(name:str, toks:list, ref:list, tree) -> str | None:
+    "A linearisation that lost exactly the brackets of the phrases whose children are all POS nodes (base phrases written as bare words): that named, else None."
+    from transformer_nb.parsing import coarse_label, is_preterminal
+    phrase = lambda s: not isinstance(s, str) and not is_preterminal(s)
+    flat = [s for s in tree.subtrees() if phrase(s) and all(not phrase(c) for c in s)]
+    lost, extra = Counter(ref) - Counter(toks), Counter(toks) - Counter(ref)
+    unary = Counter(f'{b}{coarse_label(s.label())}' for s in tree.subtrees() if phrase(s) and len(s) == 1 for b in '()')
+    if extra or not flat or lost != Counter(f'{b}{coarse_label(s.label())}' for s in flat for b in '()') or lost == unary: return None
+    return (f"{name}: the brackets of every phrase whose children are all POS nodes are missing ({' '.join(flat[-1].leaves())} without its "
+            f"({coarse_label(flat[-1].label())} and ){coarse_label(flat[-1].label())}): a phrase is bracketed whatever its children are; only a POS node "
+            "itself is written as its word alone")
+
+def _lin_order(name:str, got:str, tree) -> str:
+    "The line for the right tokens in another order: the children visited right to left named, else the depth-first walk described."
+    from transformer_nb.parsing import coarse_label, is_preterminal
+    def rev(t):
+        if isinstance(t, str) or is_preterminal(t): return t if isinstance(t, str) else t[0]
+        lab = coarse_label(t.label()); return ' '.join([f'({lab}', *(rev(c) for c in reversed(t)), f'){lab}'])
+    if got.split() == rev(tree).split():
+        return (f"{name}: the right tokens, each phrase's children in reverse order ({got[:60]}...): visit the children left to right, "
+                "for t in tree, not reversed(tree) nor a stack popped without reversing")
+    return (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
+            "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
+
 # %% ../../nbs/course_parsing.ipynb #a26c1201
 _GAPPING = "(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) (S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))"   # "John saw Mary, and Anna Bob.": indices =1, =2
 _TRACE = "(SBARQ (WHNP-1 (WP What)) (SQ (VBD did) (NP-SBJ (NNP John)) (VP (VB see) (NP (-NONE- *T*-1)))) (. ?))"   # an empty element
@@ -98,9 +123,8 @@ def check_linearize(fn) -> str:
         assert glued is None, (f"{name}: the token {glued!r} glues a bracket to a word; each bracket is a token of its own, "
                                "separated by spaces: '(NP John )NP'")
         assert toks != ref, f"{name}: the right tokens in the right order, spaced otherwise ({got[:40]!r}...): " + ("a space at the start or the end" if got != got.strip() else "more than one space between tokens") + "; join the tokens with one space, ' '.join(tokens)"
-        assert sorted(toks) != sorted(ref), (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
-                                             "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
-        raise AssertionError(_lin_more(name, toks, ref) or _lin_rest(name, toks, ref, t))
+        assert sorted(toks) != sorted(ref), _lin_order(name, got, t)
+        raise AssertionError(_lin_more(name, toks, ref) or _lin_flat(name, toks, ref, t) or _lin_rest(name, toks, ref, t))
     return f"{fn.__name__} writes {len(trees)} trees as linearize does"
 
 # %% ../../nbs/course_parsing.ipynb #a26r0021
@@ -120,6 +144,8 @@ def _prf_story(got:tuple, counts:list) -> str:
                       "summed over the parsed sentences only": div(sum(c[0] for c in parsed), sum(c[1] for c in parsed)),
                       "matched / (parse + reference): recall divides by the reference's brackets alone, matched / reference": div(m, p + r)},
            'F1': {"2PR / (P + R) of the corpus's P and R": div(2 * m, r + p), "(P + R) / 2": (P + R) / 2, "sqrt(PR), the geometric mean": (P * R) ** 0.5,
+                  **({f"2PR / (P + R) divided by the number of sentences, {len(counts)} (right for one sentence only: a figure of the summed counts is not averaged)":
+                      div(2 * m, r + p) / len(counts)} if len(counts) > 1 else {}),
                   "PR / (P + R), the harmonic mean without its factor 2": P * R / (P + R) if P + R else 0.0,
                   "the sentences' F1s averaged": mean(lambda m, r, p: div(2 * m, r + p)),
                   "matched / (parse + reference), without the factor 2 of 2 matched / (parse + reference)": div(m, r + p),

@@ -48,7 +48,7 @@ def _rms_keepdim(rms_norm_of, a, err) -> str:
     try: got = rms_norm_of(sq.clone(), g, 1e-5)
     except Exception: raise err from None
     slip = sq / torch.sqrt(sq.pow(2).mean(-1) + 1e-5) * g                       # each column j divided by row j's RMS
-    if not (isinstance(got, torch.Tensor) and got.shape == slip.shape and torch.allclose(got, slip, rtol=0, atol=rounding_tol(slip, 8))): raise err
+    if not (isinstance(got, torch.Tensor) and got.shape == slip.shape and torch.allclose(got, slip, rtol=0, atol=rounding_tol(slip, 8))): return _rms_rows(got, sq, g, a, err)
     return (f"your rms_norm_of raised RuntimeError ({str(err).split(' at ')[0]}): the mean of the squares lost its axis, mean(-1) without "
             f"keepdim, one RMS per vector of shape {tuple(a.shape[:-1])}, which does not line up with a {tuple(a.shape)}; mean(-1, keepdim=True)")
 
@@ -61,7 +61,9 @@ def _rms_more(a, g, eps) -> list[tuple[str, torch.Tensor]]:
             if ax < a.dim() - 1 and (ax == 0 or a.dim() > 2) and a.shape[ax] != a.shape[-1]] + [
            ("the mean of the squares runs over the last axis alone, one RMS for each vector: yours takes it over the last two axes, "
             "mean((-2, -1)), one RMS for a whole (n, d) block as a layer-wide norm would", a / torch.sqrt(a.pow(2).mean((-2, -1), keepdim=True) + eps) * g)
-           ] * (a.dim() > 2) + [
+           for _ in range(a.dim() > 2)] + [
+           ("eps goes under the root as it is, sqrt(mean(a**2) + eps): yours adds it to the sum of the squares before dividing by d, "
+            "sqrt((sum(a**2) + eps) / d), which makes it eps / d", a / torch.sqrt((a.pow(2).sum(-1, keepdim=True) + eps) / a.shape[-1]) * g),
            (f"eps goes under the root as it is, sqrt(mean(a**2) + eps): yours adds eps ** 2 = {eps ** 2:g} (eps read as a floor on the RMS "
             "itself)", a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps ** 2) * g),
            ("eps goes under the root, sqrt(mean(a**2) + eps): yours adds it to the output, a / sqrt(mean(a**2)) * g + eps (or before the gain), which shifts every "
@@ -79,6 +81,38 @@ def _rms_default(rms_norm_of, gen):
                          + "(T5's and LLaMA's default is 1e-6): keep the stub's default, eps=1e-5, RMSNorm's and nn.LayerNorm's")
 
 
+# %% ../../nbs/course_since2017.ipynb #a35s1401
+def _rms_rows(got, sq, g, a, err) -> str:
+    "For a `rms_norm_of` that raised `err` on `a` and gave `got` on the square batch `sq` (8, 8): the gain lined up with the rows named; else `err` again."
+    rows = sq / torch.sqrt(sq.pow(2).mean(-1, keepdim=True) + 1e-5) * g[:, None]     # row j times g[j]
+    if not (isinstance(got, torch.Tensor) and got.shape == rows.shape and torch.allclose(got, rows, rtol=0, atol=rounding_tol(rows, 8))): raise err
+    return (f"your rms_norm_of raised RuntimeError ({str(err).split(' at ')[0]}): the gain g, one number per coordinate, was lined up with the "
+            f"vectors (g[:, None], g.unsqueeze(-1) or g.view(-1, 1)), so it cannot broadcast against a {tuple(a.shape)}; multiply by g as it is, "
+            "a / RMS(a) * g, its d numbers along the last axis")
+
+def _rms_ignored(rms_norm_of) -> str | None:
+    "Whether your `rms_norm_of` ignores its argument eps (a constant in the body): probed with eps 0.1 on vectors near zero, where eps weighs; else None."
+    a, g = torch.randn(4, 6, generator=torch.Generator().manual_seed(2)) * 1e-3, torch.ones(6)
+    try: got = rms_norm_of(a.clone(), g, 0.1)
+    except Exception: return None
+    eq = lambda e: isinstance(got, torch.Tensor) and got.shape == a.shape and torch.allclose(got, a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True) + e), rtol=1e-4, atol=1e-6)
+    e = next((e for e in (1e-5, 1e-6, 1e-8) if eq(e)), None)
+    return None if eq(0.1) or e is None else (f"called with eps=0.1, yours used eps = {e:g}: the argument eps is ignored (a constant written in the "
+                                              "body, or a name other than the parameter); use the argument, sqrt(mean(a**2) + eps)")
+
+def _rms_grad_values(a, g, out):
+    "The gradients of `out` (your RMSNorm of `a` with gain `g`) against the equation's: an RMS cut from autograd (detach, no_grad) named."
+    w = torch.linspace(-1, 1, out.numel()).view_as(out)                           # a loss that weighs every coordinate differently
+    ga, gg = torch.autograd.grad((out * w).sum(), (a, g), allow_unused=True)
+    ref = a.detach().requires_grad_(); want = torch.autograd.grad((ref * torch.rsqrt(ref.pow(2).mean(-1, keepdim=True) + 1e-5) * g.detach() * w).sum(), ref)[0]
+    if ga is not None and torch.allclose(ga, want, rtol=1e-4, atol=rounding_tol(want, 8)): return
+    cut = w * g.detach() * torch.rsqrt(a.detach().pow(2).mean(-1, keepdim=True) + 1e-5)   # the gradient with the RMS held constant
+    assert not (ga is not None and torch.allclose(ga, cut, rtol=1e-4, atol=rounding_tol(cut, 8))), ("a that requires gradients: your gradient "
+        "through a treats the RMS as a constant (rms.detach(), .item(), or the RMS computed under torch.no_grad()): the gradient flows through "
+        "the RMS too, which depends on a; compute a / sqrt(mean(a**2) + eps) * g with autograd on throughout")
+    raise AssertionError(f"a that requires gradients: your gradient through a is not RMSNorm's ({where_differ(ga, want, 'row coordinate') if ga is not None else 'none at all'}): "
+                         "compute a / sqrt(mean(a**2) + eps) * g with torch's operations, autograd on throughout")
+
 # %% ../../nbs/course_since2017.ipynb #a31s1401
 def _rms_low(got, want) -> str | None:
     "If `got` is `want` to float16's or bfloat16's few digits only (a computation in half precision): that named, else None."
@@ -93,6 +127,7 @@ def _rms_grad(rms_norm_of):
     with torch.enable_grad(): out = rms_norm_of(a, g, 1e-5)
     assert isinstance(out, torch.Tensor) and out.requires_grad, ("a and g that require gradients: your output carries no gradient (computed under "
         "torch.no_grad(), detached, or rebuilt from numbers): RMSNorm sits inside a model that learns a's layer and the gain g through it; compute it with torch's operations, autograd on")
+    _rms_grad_values(a, g, out)
 
 # %% ../../nbs/course_since2017.ipynb #cs14a004
 @report
@@ -110,6 +145,7 @@ def check_rms_norm(rms_norm_of) -> str:
         assert got.shape == a.shape, f"{case}: your output has shape {tuple(got.shape)}, a has {tuple(a.shape)}: keep the shape, one RMS per vector (keepdim=True)"
         if torch.allclose(got, want, rtol=1e-4, atol=1e-6): continue
         why = next((m for m, x in _rms_slips(a, g, eps) + _rms_more(a, g, eps) if x.shape == got.shape and torch.allclose(got, x, rtol=1e-4, atol=1e-6)), None)
+        if why is None or why.startswith('eps is missing'): why = _rms_ignored(rms_norm_of) or why   # a small eps written in the body fits 'missing' too: eps=0.1 tells
         assert why is None, f"{case}: {why}"
         assert (low := _rms_low(got, want)) is None, f"{case}: {low}"
         raise AssertionError(f"{case}: {where_differ(got, want, ' ' * (a.dim() - 1) + 'coordinate')}: a / sqrt(mean(a**2) + eps) * g, the mean over the last axis")
@@ -230,6 +266,16 @@ def _rotate_far(rotate_query, q, m:int):
                          else f": {where_differ(got, want.double(), 'coordinate')}; coordinates 2i, 2i+1 turned by m * 10000^(-2i/d)"))
 
 
+# %% ../../nbs/course_since2017.ipynb #a35r1401
+def _rotate_seq(q, m) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it gives) for `q` at position `m`: each pair's second coordinate computed from the first one already turned (a sequential update)."
+    d, x = len(q), q.double()
+    a = m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    y1 = x[0::2] * a.cos() - x[1::2] * a.sin()
+    why = ("each pair's second coordinate was computed from the first one already turned (x1 overwritten, or y1 used for x1): both new "
+           "coordinates come from the old pair, y1 = x1 cos a - x2 sin a and y2 = x1 sin a + x2 cos a; compute both before writing either")
+    return [(why, torch.stack([y1, y1 * a.sin() + x[1::2] * a.cos()], -1).flatten().float())]
+
 # %% ../../nbs/course_since2017.ipynb #cs14b004
 @report
 def check_rotate(rotate_query) -> str:
@@ -246,7 +292,7 @@ def check_rotate(rotate_query) -> str:
         assert got.is_floating_point(), f"{case}: your output is {got.dtype}: return q's floats turned, not whole numbers"
         got, want = got.double(), want.double()                              # float64 of a float32 query: the same values, accepted
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
-        why = next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) + _rotate_odd(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
+        why = next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) + _rotate_odd(q, m) + _rotate_seq(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
         at0 = "at position 0 the angle is 0 and the rotation the identity: q must come back unchanged, and yours moved it" if m == 0 else ""
         assert why is None, f"{case}: {at0 + ('; ' if at0 else '')}{why}"
         assert not at0, f"{case}: {at0} ({where_differ(got, want, 'coordinate')})"
@@ -325,8 +371,27 @@ def _group_batch(group_heads, k, g, got, want) -> str | None:
     try: rows = torch.cat([group_heads(k[b:b + 1].clone(), g) for b in range(k.shape[0])])
     except Exception: return None
     if rows.shape != want.shape or not torch.allclose(rows, want, rtol=1e-4, atol=1e-5) or torch.allclose(got, rows, rtol=1e-4, atol=1e-5): return None
+    if torch.allclose(got, want[:1].expand_as(want), rtol=1e-4, atol=1e-5): return ("every batch row got batch row 0's keys (k[0] grouped, then "
+        f"broadcast or expanded to the batch of {k.shape[0]}): group each row's own heads, k.view(B, g, h // g, n, d), the batch axis kept first")
     return (f"each batch row alone comes out right, but the batch of {k.shape[0]} does not: your keys for one row depend on the other rows, the "
             "batch and head axes mixed (k.reshape(g, -1, n, d)?); group within each row, k.view(B, g, h // g, n, d), the batch axis kept first")
+
+# %% ../../nbs/course_since2017.ipynb #a35g1401
+def _group_cut(k, g) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it gives) for `k` (B, h, n, d) in `g` groups: k's memory cut in the wrong order, k.reshape(B, g, n, h // g, d)."
+    B, h, n, d = k.shape; r = h // g
+    return [("k.reshape(B, g, n, h // g, d) cuts k's memory in the wrong order: k is (B, h, n, d), heads before positions, so a group's h/g "
+             "heads are the axis right after g, k.view(B, g, h // g, n, d).mean(2), then repeat_interleave(h // g, dim=1)",
+             k.reshape(B, g, n, r, d).mean(3).repeat_interleave(r, 1))] * (r > 1 and n > 1) + [
+            ("each group's head is the mean of its heads' (Ainslie et al.'s conversion), not their median", k.view(B, g, r, n, d).median(2).values.repeat_interleave(r, 1))] * (r > 2)
+
+def _group_grad(group_heads):
+    "Your `group_heads` on keys that require gradients: a result cut from autograd (no_grad, detach, NumPy) or a wrong gradient named."
+    k = torch.randn(2, 4, 3, 2, requires_grad=True)
+    with torch.enable_grad(): out = group_heads(k, 2)
+    assert isinstance(out, torch.Tensor) and out.requires_grad, ("keys that require gradients: your output carries no gradient (computed under "
+        "torch.no_grad(), detached, or rebuilt from numbers): the grouped keys feed attention inside a model that learns w_k through them; "
+        "compute them with torch's operations, autograd on")
 
 # %% ../../nbs/course_since2017.ipynb #cs14c004
 @report
@@ -352,7 +417,8 @@ def check_group_kv(group_heads) -> str:
         assert got.dtype == k.dtype, f"{case}: your output is {got.dtype}, k is {k.dtype}: keep k's dtype (no dtype= in the mean, no .double()): 02's attention multiplies these keys with the queries, and float32 @ float64 raises"
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
         assert (mixed := _group_batch(group_heads, k, g, got, want)) is None, f"{case}: {mixed}"
-        why = next((w for w, y in _group_slips(k, g) + _group_more(k, g) + _group_overlap(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
+        why = next((w for w, y in _group_slips(k, g) + _group_more(k, g) + _group_overlap(k, g) + _group_cut(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
         assert why is None, f"{case}: {why}"
         raise AssertionError(f"{case}: " + _group_rest(got, k, g, want))
+    _group_grad(group_heads)
     return "group_heads gives grouped-query attention's keys and values: consecutive heads averaged by group, repeated in place"
