@@ -728,3 +728,10 @@ def test_the_thirty_second_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t32_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+def test_a_rounding_that_maps_two_rs_to_one_band_is_not_called_a_cache():
+    "round(r / 2) gives r = 3 and r = 5 the same half-width 2 (banker's rounding): the same mask for two r's, from a function that keeps nothing."
+    def restricted_mask(n, r):
+        i = torch.arange(n)
+        return ((i[None] - i[:, None]).abs() <= round(r / 2))[None, None]
+    assert_rejects(check_restricted, restricted_mask, says=r'half-width .*the paper\'s is r // 2')

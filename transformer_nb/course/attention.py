@@ -398,7 +398,7 @@ def _one_sided_story(m, n:int, r:int) -> str:
 def _cached_story(restricted_mask, lead:str='') -> str:
     "If a second call with the same n and another r, or the same r and another n, gives the first call's mask (a mask kept between calls): named after `lead`, else ''."
     band = lambda n, r: ((torch.arange(n)[None] - torch.arange(n)[:, None]).abs() <= r // 2)[None, None]
-    for (n1, r1), (n2, r2), key in (((11, 5), (11, 3), 'n'), ((12, 11), (13, 11), 'r')):
+    for (n1, r1), (n2, r2), key in (((11, 5), (11, 7), 'n'), ((12, 11), (13, 11), 'r')):
         try: a, b = restricted_mask(n1, r1), restricted_mask(n2, r2)
         except Exception: continue
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and torch.equal(a, band(n1, r1)) and torch.equal(b, a):
