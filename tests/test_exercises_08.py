@@ -373,7 +373,7 @@ def _n9_segment(eow=True, order=lambda m: m):
     return segment
 NINTH = [('pair counts not weighted', _n9_bpe, (_n9_learn(weighted=False), _n9_segment()), "weight each pair by its word's count"),
          ('no end-of-word symbol', _n9_bpe, (_n9_learn(eow=False), _n9_segment(eow=False)), "end each word with the symbol '</w>'"),
-         ('merges applied in reverse', _n9_bpe, (_n9_learn(), _n9_segment(order=lambda m: m[::-1])), "the merges applied in reversed order"),
+         ('merges applied in reverse', _n9_bpe, (_n9_learn(), _n9_segment(order=lambda m: m[::-1])), "the merges applied in reversed"),
          ('ties to the largest pair', _n9_bpe, (_n9_learn(pick=lambda pairs: max(pairs, key=lambda p: (pairs[p], p))), _n9_segment()), "ties go to the smallest pair")]
 
 def test_ninth_exercise_text_says_merges_are_pairs():

@@ -612,7 +612,7 @@ TWENTY_SEVENTH = [   # (label, the answer's code, its names, the check, what its
     ('None at step 0', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step > 0: return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)\n',
      ('my_noam_lr',), _t27_check_schedule, 'returned\\ None:\\ every\\ path\\ of\\ your\\ function\\ must\\ return\\ the\\ rate'),
     ('no_grad loss', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    with torch.no_grad(): loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
-     ('my_label_smoothing',), _t27_check_label_smoothing, 'it\\ was\\ computed\\ under\\ torch\\.no_grad\\(\\)\\ or\\ from\\ detached\\ logits'),
+     ('my_label_smoothing',), _t27_check_label_smoothing, 'it\\ was\\ computed\\ under\\ torch\\.no_grad\\(\\),\\ from\\ detached\\ logits'),
 ]
 
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
