@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, and the thirty-second, `32`, of notebooks 00 to 03 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, and the thirty-fifth, `35`, of notebooks 11 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -460,6 +460,20 @@ SETS = {
               ('first_run', '07_why_self_attention', 'windows by gather with the indices clamped to [0, n - 1]: the end keys repeated, no mask'): 'generic',
               ('first_run', '07_why_self_attention', "einsum with another letter for the windows' position axis: every window summed"): 'misleading',
               ('first_run', '07_why_self_attention', 'w capped at n // 2: a window wider than the sequence cut'): 'generic',
+           },
+           set()),
+    '34': ('thirty-fourth', 'blind_answers_34_set', {
+              ('first_run', '08_data', "pairs counted with str.count on the space-joined word: overlapping occurrences ('a a a') counted once"): 'generic',
+              ('first_run', '08_data', 'segment: the merges applied longest merged symbol first, not in the order learnt'): 'misleading',
+              ('first_run', '08_data', 'the words sorted before pairing them with the counts (zip(sorted(words), counts.values())): counts attached to the wrong words'): 'generic',
+              ('first_run', '08_data', 'segment: each merge tried once as the scan meets it, one pass left to right over the word (a merge that only becomes possible later missed)'): 'misleading',
+              ('first_run', '09_training', 'the decay measured from the peak: (step - warmup) ** -0.5 after the warm-up'): 'generic',
+              ('first_run', '09_training', 'the warm-up counted from step + 1 (0-based steps), the decay from step'): 'misleading',
+              ('first_run', '09_training', 'the uniform term averaged over every position, pads included'): 'generic',
+              ('first_run', '09_training', 'the mean rebuilt with torch.tensor from a list of floats: no gradient'): 'generic',
+              ('first_run', '10_decoding', 'the last batch row (logits[-1]) taken, not the last position'): 'generic',
+              ('first_run', '10_decoding', 'the source pad mask inverted (src == PAD_ID)'): 'generic',
+              ('first_run', '10_decoding', "each row's whole greedy_decode run and its token at position t - 1 taken: the prefix ys ignored"): 'generic',
            },
            set()),
     '35': ('thirty-fifth', 'blind_answers_35_set', {

@@ -612,7 +612,7 @@ TWENTY_SEVENTH = [   # (label, the answer's code, its names, the check, what its
     ('None at step 0', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step > 0: return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)\n',
      ('my_noam_lr',), _t27_check_schedule, 'returned\\ None:\\ every\\ path\\ of\\ your\\ function\\ must\\ return\\ the\\ rate'),
     ('no_grad loss', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    with torch.no_grad(): loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
-     ('my_label_smoothing',), _t27_check_label_smoothing, 'it\\ was\\ computed\\ under\\ torch\\.no_grad\\(\\)\\ or\\ from\\ detached\\ logits'),
+     ('my_label_smoothing',), _t27_check_label_smoothing, 'it\\ was\\ computed\\ under\\ torch\\.no_grad\\(\\),\\ from\\ detached\\ logits'),
 ]
 
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
@@ -648,3 +648,31 @@ THIRTIETH = [   # (label, the answer's code, its names, the check, what its mess
 @pytest.mark.parametrize('label, code, names, check, says', THIRTIETH, ids=[r[0] for r in THIRTIETH])
 def test_thirtieth_blind_answers_named(label, code, names, check, says):
     _t30_rejects(check, *_t30_answer(code, *names), says=says)
+
+# --- the thirty-fourth blind set's answers that the checks first missed, each named now (and a variant of each) ---------
+from nbtools import assert_rejects as _t34_rejects
+from transformer_nb.course.training import check_schedule as _t34_check_schedule, check_label_smoothing as _t34_check_label_smoothing
+_T34_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom transformer_nb.core import *\n'
+THIRTY_FOURTH = [   # (the function, label, the answer's code, what its message must say)
+    ('my_noam_lr', 'the decay counted from the peak', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    if step <= warmup: return d_model ** -0.5 * step * warmup ** -1.5\n    return d_model ** -0.5 * warmup ** -0.5 * max(step - warmup, 1) ** -0.5\n',
+     'after\\ the\\ peak\\ yours\\ falls\\ as\\ \\(step\\ \\-\\ warmup\\)\\ \\*\\*\\ \\-0\\.5'),
+    ('my_noam_lr', 'the decay from the peak, (step - warmup + 1) (a variant)', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    peak = (d_model * warmup) ** -0.5\n    return peak * step / warmup if step <= warmup else peak * (step - warmup + 1) ** -0.5\n',
+     'after\\ the\\ peak\\ yours\\ falls\\ as\\ \\(step\\ \\-\\ warmup\\)\\ \\*\\*\\ \\-0\\.5'),
+    ('my_noam_lr', 'the warm-up from step + 1', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return d_model ** -0.5 * min(step ** -0.5, (step + 1) * warmup ** -1.5)\n',
+     'in\\ the\\ warm\\-up\\ yours\\ is\\ \\(step\\ \\+\\ 1\\)\\ \\*\\ warmup\\ \\*\\*\\ \\-1\\.5'),
+    ('my_noam_lr', 'the warm-up from step - 1 (a variant)', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return d_model ** -0.5 * min(step ** -0.5, (step - 1) * warmup ** -1.5)\n',
+     'the\\ rate\\ of\\ step\\ \\-\\ 1'),
+    ('my_label_smoothing', 'the smoothing term over the pads too', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    logp = logits.log_softmax(-1)\n    nll = -logp.gather(-1, target[..., None])[..., 0]\n    keep = target != pad_id\n    return (1 - eps) * nll[keep].mean() + eps * (-logp.mean(-1)).mean()\n',
+     'the\\ smoothing\\ term,\\ eps\\ times\\ the\\ mean\\ of\\ \\-log\\ p_i,\\ averaged\\ over\\ every\\ position'),
+    ('my_label_smoothing', 'the NLL over the pads too (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    logp = logits.log_softmax(-1)\n    nll = -logp.gather(-1, target[..., None])[..., 0]\n    keep = target != pad_id\n    return (1 - eps) * nll.mean() + eps * (-logp.mean(-1))[keep].mean()\n',
+     'the\\ NLL\\ averaged\\ over\\ every\\ position,\\ the\\ pads\\ too'),
+    ('my_label_smoothing', 'the mean rebuilt from Python floats', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return torch.tensor([x.item() for x in loss[target != pad_id]]).mean()\n',
+     'rebuilt\\ from\\ Python\\ numbers'),
+    ('my_label_smoothing', 'the losses rebuilt by .tolist() (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return torch.tensor(loss[target != pad_id].tolist()).mean()\n',
+     'rebuilt\\ from\\ Python\\ numbers'),
+]
+
+@pytest.mark.parametrize('name, label, code, says', THIRTY_FOURTH, ids=[r[1] for r in THIRTY_FOURTH])
+def test_thirty_fourth_blind_answers_named(name, label, code, says):
+    ns = {}; exec(_T34_PRELUDE + code, ns)
+    _t34_rejects(_t34_check_schedule if name == 'my_noam_lr' else _t34_check_label_smoothing, ns[name], says=says)

@@ -498,3 +498,26 @@ THIRTIETH = [   # (label, the answer's code, what its message must say)
 def test_thirtieth_blind_answers_named(ns, label, code, says):
     fn = {}; exec(_T30_PRELUDE + code, fn)
     _t22_rejects(check_greedy_step, fn['my_greedy_step'], copy.deepcopy(ns['model']), says=says)
+
+# --- the thirty-fourth blind set's answers that the checks first missed, each named now (and a variant of each) ---------
+from nbtools import assert_rejects as _t34_rejects
+_T34_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom transformer_nb.core import *\nfrom transformer_nb.decoding import next_token_logits\nfrom transformer_nb.attention import pad_mask, tgt_mask\n'
+THIRTY_FOURTH = [   # (label, the answer's code, what its message must say)
+    ('logits[-1], the last batch row', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[-1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'that\\ is\\ logits\\[\\-1\\],\\ the\\ last\\ row\\ of\\ the\\ batch'),
+    ('logits[-1] without next_token_logits (a variant)', '\ndef my_greedy_step(model, src, ys):\n    return model(src, ys)[-1].argmax(-1)\n',
+     'that\\ is\\ logits\\[\\-1\\],\\ the\\ last\\ row\\ of\\ the\\ batch'),
+    ('the source mask inverted', '\ndef my_greedy_step(model, src, ys):\n    m = (src == PAD_ID)[:, None, None, :]\n    logits = model.decode(model.encode(src, m), m, ys, tgt_mask(ys))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'masks\\ the\\ source\\ the\\ wrong\\ way\\ round'),
+    ('~pad_mask(src) (a variant)', '\ndef my_greedy_step(model, src, ys):\n    m = ~pad_mask(src)\n    logits = model.decode(model.encode(src, m), m, ys, tgt_mask(ys))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'masks\\ the\\ source\\ the\\ wrong\\ way\\ round'),
+    ("greedy_decode's own path, ys ignored", '\ndef my_greedy_step(model, src, ys):\n    from transformer_nb.decoding import greedy_decode\n    out = []\n    for s, y in zip(src, ys):\n        s = s[s != PAD_ID]\n        path = greedy_decode(model, s) + [EOS_ID]\n        out.append(path[min(y.shape[0] - 1, len(path) - 1)])\n    return torch.tensor(out)\n',
+     'the\\ same\\ tokens\\ whatever\\ the\\ prefix\\ holds'),
+    ('a prefix of BOS alone, as long as ys (a variant)', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, torch.full_like(ys, BOS_ID))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'the\\ same\\ tokens\\ whatever\\ the\\ prefix\\ holds'),
+]
+
+@pytest.mark.parametrize('label, code, says', THIRTY_FOURTH, ids=[r[0] for r in THIRTY_FOURTH])
+def test_thirty_fourth_blind_answers_named(ns, label, code, says):
+    fn = {}; exec(_T34_PRELUDE + code, fn)
+    _t34_rejects(check_greedy_step, fn['my_greedy_step'], copy.deepcopy(ns['model']), says=says)

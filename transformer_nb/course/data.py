@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_data.html.md"""
 __all__ = ['check_bpe']
 
 # %% ../../nbs/course_data.ipynb #cc08impx
-import copy, functools
+import copy, functools, itertools
 from collections import Counter
 from .checking import report, names_of
 
@@ -184,10 +184,37 @@ def _bpe_longest(word:str, merges:list) -> list:
     while s: n = next(n for n in range(len(s), 0, -1) if s[:n] in pieces or n == 1); out.append(s[:n]); s = s[n:]
     return out
 
+def _bpe_one_pass(word:str, merges:list) -> list:
+    "`word` scanned once, left to right, each symbol joined to the piece before it when the two make a merge: the merge order ignored, a merge made possible later missed."
+    ms, out = set(map(tuple, merges)), []
+    for s in list(word) + ['</w>']:
+        if out and (out[-1], s) in ms: out[-1] += s
+        else: out.append(s)
+    return out
+
 def _bpe_orders(seg:list, word:str, merges:list) -> list[str]:
-    "The ways of ignoring the merge order that give `seg`: the merges sorted or reversed, a greedy longest match."
-    return [f"the merges applied in {' or '.join(k)} order" for k in [[k for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]] if k] + \
-           ["a greedy longest match against the merged symbols, which ignores the merge order"] * (seg == _bpe_longest(word, merges))
+    "The ways of ignoring the merge order that give `seg`: the merges sorted, reversed or longest first, a greedy longest match, one pass joining neighbours."
+    longest = sorted(merges, key=lambda p: -len(p[0] + p[1]))                       # the longest merged symbol first (a stable sort)
+    return [f"the merges applied in {' or '.join(k)} order" for k in [[k for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1]), ('longest-first', longest))
+                                                                        if seg == _bpe_segment(word, ms)]] if k] + \
+           ["a greedy longest match against the merged symbols, which ignores the merge order"] * (seg == _bpe_longest(word, merges)) + \
+           ["one pass left to right that joins each symbol to the piece before it when the two make a merge (a merge whose pair a later "
+            "merge makes is missed)"] * (seg == _bpe_one_pass(word, merges))
+
+def _bpe_overlaps(learn_bpe) -> str:
+    "Why ('a', 'a') lost to ('b', 'c') in {'aaaaa': 1, 'bc': 3}: how often `learn_bpe` counts it (4 times), probed against 'bc' of count 1 to 3; once per word, or overlapping occurrences counted as one."
+    n = max((k for k in (1, 2, 3) if learn_bpe({'aaaaa': 1, 'bc': k}, 1) == [('a', 'a')]), default=1)   # a tie goes to ('a', 'a')
+    if n == 1: return "count every occurrence of a pair in a word, not once per word"
+    return (f"yours counts it {n} times: overlapping occurrences were counted as one (str.count or re.findall on the joined symbols, or a scan "
+            "that jumps past a match); count the pair at every position, zip(syms, syms[1:])")
+
+def _bpe_moved(word_counts:dict, n_merges:int, got) -> str:
+    "For merges `got` that the words give with their counts in another order (each count given to another word), named; else ''."
+    ws, cs = list(word_counts), list(word_counts.values())
+    moved = next((dict(zip(ws, p)) for p in itertools.permutations(cs) if list(p) != cs and got == _bpe_learn(dict(zip(ws, p)), n_merges)), None)
+    return '' if moved is None or got == _bpe_learn(word_counts, n_merges) else (
+        f"that is what the counts give when they go to other words, {moved}: the words were sorted or reordered apart from their counts "
+        "(zip(sorted(words), counts)?); keep each word with its own count, word_counts.items()")
 
 
 # %% ../../nbs/course_data.ipynb #a26s9004
@@ -218,7 +245,7 @@ def _bpe_edges(learn_bpe, segment):
             "stays 'ab c'" if seg == _bpe_segment(word, ms + ms) else "the word was lower-cased: 'A' and 'a' are two symbols; segment "
             "the word as it is (no .lower())" if seg == _bpe_segment(word.lower(), ms) else _segment_mistake(seg, word, ms, segment))
     got = learn_bpe({'ü': 3, 'ab': 2}, 1)                                # 'ü' is one character, two UTF-8 bytes
-    assert got == [('ü', '</w>')], f"learn_bpe({{'ü': 3, 'ab': 2}}, 1) gave {got}, not [('ü', '</w>')]: " + (_BYTES if any(set(''.join(p)) & set('Ã¼') for p in got) else "take the most frequent pair, ties to the smallest")
+    assert got == [('ü', '</w>')], f"learn_bpe({{'ü': 3, 'ab': 2}}, 1) gave {got}, not [('ü', '</w>')]: " + (_BYTES if any(set(''.join(p)) & set('Ã¼') for p in got) else _bpe_moved({'ü': 3, 'ab': 2}, 1, got) or "take the most frequent pair, ties to the smallest")
     assert (seg := list(segment('grüß', []))) == list('grüß') + ['</w>'], f"segment('grüß', []) gave {seg}, not {list('grüß') + ['</w>']}: " + (_BYTES if len(seg) == 7 else _segment_mistake(seg, 'grüß', []))
     got, right = learn_bpe({'abac': 1}, 2), _bpe_learn({'abac': 1}, 2)     # after ('a', 'b'): ('ab', 'a') and ('a', 'c') tie
     assert got == right, f"learn_bpe({{'abac': 1}}, 2) gave {got}, not {right}: " + (_bpe_slip({'abac': 1}, 2, got) or "take the most frequent pair, ties to the smallest")
@@ -337,7 +364,7 @@ def check_bpe(learn_bpe, segment) -> str:
     want = [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'),
             ('e', 'w'), ('ew', 'est</w>'), ('n', 'ewest</w>'), ('low', '</w>'), ('d', 'est</w>')]
     bad = [(i + 1, w, m) for i, (w, m) in enumerate(zip(want, merges)) if w != m]
-    why = (layout if (layout := _bpe_slip(toy, 10, merges) or _bpe_marks(toy, merges) or _bpe_layout(toy, merges)) else "no merge takes '</w>': end each word with the symbol '</w>', and count the pair it makes with the word's last symbol as any other's (zip(syms, syms[1:]) over the whole word, '</w>' included)" if not any('</w>' in s for pair in merges for s in pair) else
+    why = (layout if (layout := _bpe_slip(toy, 10, merges) or _bpe_marks(toy, merges) or _bpe_layout(toy, merges) or _bpe_moved(toy, 10, merges)) else "no merge takes '</w>': end each word with the symbol '</w>', and count the pair it makes with the word's last symbol as any other's (zip(syms, syms[1:]) over the whole word, '</w>' included)" if not any('</w>' in s for pair in merges for s in pair) else
            "('e', 'w'), ('n', 'e') and ('w', 'est</w>') all occur 6 times there: a tie goes to the smallest pair"
            if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>')) else
            next((w for w, kw in _BPE_MISTAKES.items() if merges == _bpe_learn(toy, 10, **kw)),
@@ -347,7 +374,7 @@ def check_bpe(learn_bpe, segment) -> str:
     assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: " + (f"n_merges is 1 here, and yours made {len(got)} merges: make n_merges rounds, range(n_merges), not a fixed number (the paper's example's 10?)" if len(got) > 1 else "weight each pair by its word's count")
     got = learn_bpe({'aaaaa': 1, 'bc': 3}, 1)                          # ('a', 'a') occurs 4 times in 'aaaaa</w>', ('b', 'c') 3 times
     assert got == [('a', 'a')], (f"learn_bpe({{'aaaaa': 1, 'bc': 3}}, 1) gave {got}, not [('a', 'a')]: ('a', 'a') occurs 4 times "
-                                 "in 'a a a a a </w>'; count every occurrence of a pair in a word, not once per word")
+                                 "in 'a a a a a </w>'; " + _bpe_overlaps(learn_bpe))
     got, right = learn_bpe({'abab': 1}, 2), _bpe_learn({'abab': 1}, 2)     # the pair ('a', 'b') twice in one word
     assert got == right, (f"learn_bpe({{'abab': 1}}, 2) gave {got}, not {right}: " +
                           next((w for w, kw in _BPE_MISTAKES.items() if got == _bpe_learn({'abab': 1}, 2, **kw)), _bpe_short({'abab': 1}, got, right)))

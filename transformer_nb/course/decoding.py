@@ -212,6 +212,15 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
 # %% ../../nbs/course_decoding.ipynb #a26r0037
 def _step_rest(step, m, src, ys, got:int, i:int) -> str:
     "For a step no listed mistake explains: whether row `i` alone gets another token (rows that mix), else where token `got` ranks."
+    mine, right = torch.as_tensor(step(m, src, ys)).reshape(-1), lambda y: next_token_logits(m(src, y)[:, -1], PAD_ID).argmax(-1)
+    others = [torch.cat([ys[:, :1], (ys[:, 1:] - 4 + k) % (m.cfg.tgt_vocab - 4) + 4], 1) for k in (1, 2, 3)]   # every token after BOS changed, the lengths kept
+    if ys.shape[1] > 1 and all(torch.equal(torch.as_tensor(step(m, src, o)).reshape(-1), mine) for o in others) and any(not torch.equal(right(o), right(ys)) for o in others):
+        return ("your step gives the same tokens whatever the prefix holds (its length alone counts; greedy decoding run again from BOS?): "
+                "the next token follows the prefix ys it is given, model(src, ys)[:, -1]")
+    inv = (src == PAD_ID)[:, None, None, :]                                           # the source mask the wrong way round
+    if (src == PAD_ID).any() and torch.equal(mine, next_token_logits(m.decode(m.encode(src, inv), inv, ys, tgt_mask(ys))[:, -1], PAD_ID).argmax(-1)):
+        return ("your step masks the source the wrong way round: (src == PAD_ID) hides the words and shows the padding; pad_mask(src), "
+                "src != PAD_ID, keeps the words (model(src, ys) builds it itself)")
     alone = torch.as_tensor(step(m, src[i:i + 1], ys[i:i + 1])).reshape(-1)
     if alone.numel() == 1 and int(alone) != got:
         return (f"row {i} alone gets token {int(alone)}, within the batch {got}: the rows influence each other (a max, a softmax or a "
@@ -258,6 +267,11 @@ def _step_shape(step, m, src, ys, got) -> str:
                 f"model(src, ys)[:, -1], and return a token for each of the {B} rows")
     if tuple(got.shape) == (B, V) and got.is_floating_point():
         return f": that is a score for every token of the vocabulary, (B, V) = ({B}, {V}); the next token is the most probable one, their argmax(-1)"
+    if got.dim() == 1 and len(got) == t != B:                                        # (t,): every position of one row
+        try: longer = tuple(torch.as_tensor(step(m, src, torch.cat([ys, ys[:, -1:]], 1))).shape)
+        except Exception: longer = None
+        if longer == (t + 1,): return (f": a token for every position of one row, (t,) = ({t},): that is logits[-1], the last row of the batch, "
+                                       "not the last position; take each row's last position, model(src, ys)[:, -1]")
     if tuple(got.shape) != (B, t): return _row_pairs(B, got)
     try: longer = tuple(torch.as_tensor(step(m, src, torch.cat([ys, ys[:, -1:]], 1))).shape)   # one token more in each prefix
     except Exception: return ''

@@ -199,6 +199,20 @@ def _stale_rate(fn, d:int, w:int, s:int, got:float) -> str:
             "a global); key it by all three arguments (functools.lru_cache does) or keep none")
 
 
+# %% ../../nbs/course_training.ipynb #a34h0901
+def _schedule_shift(fn, d:int, w:int, s:int, got:float) -> str:
+    "For a rate wrong at step `s`: a warm-up one update off, (step + 1) or (step - 1), or a decay counted from the peak, (step - warmup + c) ** -0.5; else ''."
+    same = lambda a, b: math.isclose(a, b, rel_tol=1e-6)
+    if s <= w and (k := next((k for k in (1, -1) if same(got, d ** -0.5 * (s + k) * w ** -1.5)), None)):
+        return (f"in the warm-up yours is (step {'+-'[k < 0]} 1) * warmup ** -1.5, the rate of the {('next', 'previous')[k < 0]} update: the "
+                "warm-up runs one update off (a step counted from 0?); use `step` as it is, d_model ** -0.5 * step * warmup ** -1.5")
+    if s <= w or 100_000 <= 4 * w: return ''
+    a, b = float(fn(4 * w, d, w)), float(fn(100_000, d, w))
+    if not any(same(a / b, math.sqrt((100_000 - w + c) / (3 * w + c))) for c in (0, 1)): return ''
+    return ("after the peak yours falls as (step - warmup) ** -0.5, counted from the peak: the paper's decay is step ** -0.5 from step 0, "
+            "d_model ** -0.5 * step ** -0.5, which meets the warm-up at step = warmup")
+
+
 # %% ../../nbs/course_training.ipynb #a26c0905
 def _linear(fn, d:int, w:int) -> bool:
     "Whether `fn` falls in a straight line after the peak: its rates at warmup, 1.5 warmup and 2 warmup on one line, falling."
@@ -230,7 +244,7 @@ def check_schedule(fn) -> bool:
                         f"it is the rate for warmup={WARMUP}: use the argument `warmup`" if same(got, noam_lr(s, d, WARMUP)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
                         f"it is {got / want:.4g} times the right rate at every step: {_fixed_peak(fn) or _factor(got / want, d, w, fn)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
-                        shape if s < w and (shape := _schedule_early(fn, d, w, s)) else slip if (slip := _schedule_half(fn, d, w, s, got) or _schedule_slip(fn, d, w, s, got)) else
+                        shape if s < w and (shape := _schedule_early(fn, d, w, s)) else slip if (slip := _schedule_half(fn, d, w, s, got) or _schedule_slip(fn, d, w, s, got) or _schedule_shift(fn, d, w, s, got)) else
                         "after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5: the decay term is never the smaller; "
                         "check its exponent, step ** -0.5 (a root that falls)" if s > w and same(got, d ** -0.5 * s * w ** -1.5) else
                         "after the peak your rate falls in a straight line (as a linear-decay scheduler's does); the paper's falls as the inverse "
@@ -336,6 +350,12 @@ def _smoothing_positions(fn, t, eps:float) -> str:
         seen[("likely the positions shifted by one, logits[:, :-1] scored against target[:, 1:] (a causal LM's shift, as Hugging Face's models "
               "make inside): here they are aligned already, the logits at position i score target[:, i]; the batch was shifted once, "
               "tgt[:, :-1] in and tgt[:, 1:] scored, before the model ran")] = per(lg[:, :-1], t[:, 1:])[t[:, 1:] != PAD_ID].mean()
+    lp, sm = lg.log_softmax(-1), 1 - eps                                             # one of the two terms averaged over the pads too
+    nll, u = -lp.gather(-1, t[..., None])[..., 0], -lp.mean(-1)
+    seen[("likely the smoothing term, eps times the mean of -log p_i, averaged over every position, the pads too, and the NLL over the "
+          "non-pad ones: leave the pads out of both terms, loss[target != pad_id].mean()")] = sm * nll[keep].mean() + eps * u.mean()
+    seen[("likely the NLL averaged over every position, the pads too, and the smoothing term over the non-pad ones: leave the pads out "
+          "of both terms, loss[target != pad_id].mean()")] = sm * nll.mean() + eps * u[keep].mean()
     return next((h for h, v in seen.items() if abs(got - float(v)) <= rounding_tol(v, 11 + t.numel())), '')   # sums over V = 11 and the positions
 
 # %% ../../nbs/course_training.ipynb #a26r0015
@@ -420,5 +440,5 @@ def check_label_smoothing(fn) -> bool:
         want = label_smoothing_loss(logits, low, 0.1)
         assert abs(got - want) <= rounding_tol(want, 2 * 11 + low.numel()), f"eps=0.1, no target of the last id: {_smoothing_mistake(logits, low, 0.1, got, fn)}"
         assert getattr(fn(logits.clone().requires_grad_(), target, 0.1), 'requires_grad', False), ("eps=0.1, logits that require grad: your loss does "
-            "not, so loss.backward() cannot reach the model: it was computed under torch.no_grad() or from detached logits (.detach(), .data); compute it from the logits as they come")
+            "not, so loss.backward() cannot reach the model: it was computed under torch.no_grad(), from detached logits (.detach(), .data), or rebuilt from Python numbers (.item(), .tolist(), torch.tensor(...)); compute it from the logits as they come")
     return verdict(fn, lambda: (cases(), _flat_logits(fn, logits, padded)), "your loss equals label_smoothing_loss, PyTorch's label-smoothed cross-entropy, for eps = 0, 0.1 and 0.3, with and without padding")
