@@ -512,3 +512,14 @@ def test_the_thirty_second_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t32_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+def test_biases_left_at_zero_are_never_read_as_a_clamped_copy():
+    "A FeedForward whose biases stay at their zero init matches conv.bias.clamp(min=0) whenever every conv bias is negative (1 in 16 for 4 of them): that is a copy not made, not a ReLU on the weights."
+    import torch.nn as nn
+    from transformer_nb.ffn import FeedForward
+    from transformer_nb.course.ffn import _transformed_story
+    for seed in range(64):
+        torch.manual_seed(seed)
+        conv = nn.Sequential(nn.Conv1d(4, 8, 1), nn.ReLU(), nn.Conv1d(8, 4, 1)); f = FeedForward(4, 8)
+        with torch.no_grad(): f.w_1.weight.copy_(conv[0].weight[..., 0]); f.w_2.weight.copy_(conv[2].weight[..., 0])
+        assert 'applied to it' not in (_transformed_story(f, conv) or ''), seed

@@ -215,10 +215,10 @@ def _transformed_story(f, conv) -> str|None:
     "If a parameter is its convolution's passed through a ReLU, clamp or abs, or none holds the convolutions' numbers (under 1% of the entries, equal by chance: a copy lost or undone after it): named, else None."
     pairs = {('w_1.weight', 'conv[0].weight'): (f.w_1.weight, conv[0].weight[..., 0]), ('w_1.bias', 'conv[0].bias'): (f.w_1.bias, conv[0].bias),
              ('w_2.weight', 'conv[2].weight'): (f.w_2.weight, conv[2].weight[..., 0]), ('w_2.bias', 'conv[2].bias'): (f.w_2.bias, conv[2].bias)}
-    for (k, src), (a, b) in pairs.items():
+    for (k, src), (a, b) in pairs.items():                                         # all zeros after a transform: nothing copied, not a transform
         if a.shape != b.shape or torch.equal(a, b): continue
         for name, g in (('a ReLU (clamp(min=0))', b.clamp_min(0)), ('clamp(max=0)', b.clamp_max(0)), ('abs()', b.abs())):
-            if torch.equal(a, g): return (f"{k} is {src} with {name} applied to it: the ReLU acts on the hidden activations, in forward, "
+            if g.any() and torch.equal(a, g): return (f"{k} is {src} with {name} applied to it: the ReLU acts on the hidden activations, in forward, "
                                           "not on the weights; copy the weights as they are")
     if all(a.shape == b.shape for a, b in pairs.values()) and torch.isin(torch.cat([a.detach().flatten() for a, _ in pairs.values()]),
                                                                              torch.cat([b.detach().flatten() for _, b in pairs.values()])).float().mean() < 0.01:   # a few equal by chance
