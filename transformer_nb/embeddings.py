@@ -1,4 +1,4 @@
-r"""§3.4: learned token embeddings scaled by $\sqrt{d_{model}}$, the pre-softmax projection, and one matrix shared by all three.
+r"""§3.4: learned token embeddings scaled by $\sqrt{d_{model}}$, the pre-softmax projection, and one matrix shared by the source embedding, the target embedding and the projection.
 
 Docs: https://transformer-nb.github.io/transformer_nb/embeddings.html.md"""
 

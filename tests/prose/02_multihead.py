@@ -14,8 +14,10 @@ _q('d1da67a9', f"({_one['scores']:,} → {_eight['scores']:,} here, against abou
 _rowB, _base = _cost(512, 8, 1, d_k=16, d_v=64)['params'], _cost(512, 8, 1)['params']
 _q('3cece8cd', f"{_rowB:,}".replace(',', '{,}'), f"{_base:,} for the base layer")
 test_eq(_rowB, count_params(_MHA(512, 8, d_k=16, d_v=64)))
-# the untrained heads' map: in the rows that see t = 3 to 6 keys, the largest weight is 2.5 to 4 times 1/t
+# the untrained heads' map: in the rows 'cat' .. '.', which see t = 3 to 6 keys, the largest weight of the 8 heads is
+# 2.5 to 4 times 1/t
 _peaks, _share = w_base[0, :, 2:6].max(-1).values.max(0).values, 1 / torch.arange(3, 7)   # rows 'cat' .. '.'
 assert (2.5 <= _peaks / _share).all() and (_peaks / _share <= 4).all(), f"row peaks {_peaks.tolist()}: not 2.5 to 4 times {_share.tolist()}"
-_q('40d30c88', 'not\nuniform', 'the largest weight is two and a half to four times that share')
+assert labels[2:6] == ['cat', 'sat', 'down', '.'] and tgt_mask(torch.tensor([[2, 11, 12, 13, 14, 15, 0, 0]]))[0, 0, 2:6].sum(-1).tolist() == [3, 4, 5, 6]
+_q('40d30c88', 'not\nuniform', 'in the rows from `cat` to `.`\n($t$ = 3 to 6) the largest weight of any head is two and a half to four times that share')
 del _NotebookFile, _cost, _MHA, _q, _one, _eight, _rowB, _base, _peaks, _share

@@ -23,6 +23,8 @@ _share, _attn, _emb = 12 * _P / 65e6, 18 * (4 * 512**2 + 4 * 512), 37000 * 512  
 assert _share < 0.5 and 12 * _P > max(_attn, _emb), "'the largest share, though not a majority'"
 _q('fc85cf18', f"{100 * _share:.0f}%, the largest share", f"18 attention layers hold about {_attn / 1e6:.0f}M", f"37,000 tokens about {_emb / 1e6:.0f}M")
 _q('e63dcc91', f"65M in all ({100 * _share:.0f}%)")
+from transformer_nb.lib.options import PAPER_TABLE3 as _T3
+test_eq(_T3['base'][2], 65); _q('fc85cf18', "base model's 65M parameters (Table 3)")   # the 65M the shares are of
 _q('c57e0dc7', f"{_params(1024, 4096):,}".replace(',', '{,}'), f"{12 * _params(1024, 4096) / 1e6:.1f}M")
 
 # the ReLU's sparsity at initialisation, and exercise 3's expected outcome
@@ -38,4 +40,4 @@ test_eq(_zero[0.][0], _zero[0.][1]); test_eq(_zero[0.][2], _zero[0.][1])   # "sc
 _q('c57e0dc7', f"about {_z.std().item():.2f} here", f"about {100 * _zero[1.][1]:.0f}% of the units at zero",
    f"$b_1 = -1$ about {100 * _zero[-1.][1]:.0f}%", f"({100 * _zero[1.][2]:.0f}% and {100 * _zero[-1.][2]:.0f}%)",
    f"({100 * _zero[1.][0]:.0f}% and {100 * _zero[-1.][0]:.0f}%)")
-del _NotebookFile, _set_seed, _FFN, _q, _params, _P, _share, _attn, _emb, _f, _xs, _z, _zero
+del _T3, _NotebookFile, _set_seed, _FFN, _q, _params, _P, _share, _attn, _emb, _f, _xs, _z, _zero

@@ -25,6 +25,11 @@ def _check_prose_05():
     nb.quoted('e626dad1', f"up to {latex(f32_error(1000))} over the first 1,000 positions and "
                           f"{latex(f32_error(10000))} over the first 10,000")
 
+    stripes = sinusoidal_encoding(100, 128)[:, 96:]                          # the heat map's lowest quarter of rows
+    assert stripes[:, 0::2].abs().max() < 0.1 and stripes[:, 1::2].min() > 0.99, "lowest rows: sines near 0, cosines near 1"
+    nb.quoted('e9235267', 'over 100 positions, sines stay near 0 and cosines near 1')
+    assert "sinusoidal_encoding(100, 128)" in nb.text['6752e8ee']                # the heat map's table
+
     longest = 2 * math.pi / pe_frequencies(512)[-1].item()                   # exercise 4
     nb.quoted('0c5c1cbc', f"2\\pi \\cdot {10000 ** (510 / 512):,.1f}".replace(',', '{,}'),
               f"\\approx {longest:,.0f}$ positions".replace(',', '{,}'))

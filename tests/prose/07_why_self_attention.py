@@ -20,6 +20,9 @@ def _check_prose_07():
 
     f = layer_flops(30, 512)
     nb.quoted('7351b3e1', f"${512}/{30} \\approx {f['recurrent'] / f['self-attention']:.0f}$")
+    same = [layer_flops(n, 512, r=16)['restricted'] == layer_flops(n, 512)['self-attention'] for n in [2**i for i in range(2, 13)]]
+    assert same == [n <= 16 for n in [2**i for i in range(2, 13)]], "the figure's restricted line (r = 16) leaves full attention's at n = r"
+    nb.quoted('7351b3e1', 'restricted attention equals full attention up to $n = r$'); assert 'r=16' in nb.text['b07f0001']
     lengths = [max_path_length(kind, 1024, 3, 8) for kind in ('conv', 'dilated-conv', 'restricted', 'self-attention')]
     nb.quoted('eef36e85', 'kernel-3 convolutions needs {} layers, dilated ones {}, restricted self-attention with\n$r = 8$ needs {}'.format(*lengths[:3]))
     assert lengths[3] == 1
