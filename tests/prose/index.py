@@ -26,9 +26,12 @@ assert _hour['hardware'].startswith('AMD EPYC (AVX2), 2 cores') and _hour['cpu_c
 assert _hour['chosen_on_valid'] == 'last' and _hour['decoding'].startswith('beam 4,') and '--recipe cpu-hour' in _hour['command']
 assert _hour['final']['last']['valid']['bleu'] > _hour['final']['average']['valid']['bleu']   # "on the validation set it beat an average"
 assert _test['bleu_lc'] == _hour['test_bleu_lc'] and 'test2016' in _hour['metric'] and _hour['wall_s'] < 3600
-_q('af482548', f"(`--recipe cpu-hour`) in {_hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC\nwith AVX2",
+_cmd = '`tnb-train --dataset multi30k --src-lang de --tgt-lang en --recipe cpu-hour`'   # the run's own options, as quoted
+assert all(o in _hour['command'].split() for o in _cmd.strip('`').split()), (_cmd, _hour['command'])
+_q('af482548', '`tnb-train` with its defaults, trains', f"another,\n{_cmd}, a German→English translator of Multi30k's\nphoto captions "
+   f"in {_hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC with AVX2",
    f"last checkpoint (its final weights) scores {_test['bleu']:.2f} BLEU on Multi30k's test2016 with beam 4 (sacreBLEU, cased, "
-   f"detokenized; {_test['bleu_lc']:.2f} lowercased); on the validation set it beat an average of checkpoints")
+   f"detokenized; {_test['bleu_lc']:.2f} lowercased); on the validation set it beat the paper's method, an average of\ncheckpoints")
 
 # the path promises what each notebook's main line teaches: checkpoint averaging is a section of 10 before "Going deeper"
 def _main(nb):                                                    # the markdown of a notebook's main line
@@ -46,5 +49,5 @@ for _sym, _w1, _w2, _paper, _here in _fp.notation():
 for _mod, _names in _fp.FIGURE1.items():
     for _n in _names: assert hasattr(_importlib.import_module(f'transformer_nb.{_mod}'), _n), f'transformer_nb.{_mod}.{_n}'
 
-del (_importlib, _json, _re, _Path, _test_eq, _NotebookFile, _fp, _q, _read, _cpu, _hour, _test, _main, _sym, _w1, _w2, _paper, _here,
+del (_importlib, _json, _re, _Path, _test_eq, _NotebookFile, _fp, _q, _read, _cpu, _hour, _cmd, _test, _main, _sym, _w1, _w2, _paper, _here,
      _mod, _names, _n)
