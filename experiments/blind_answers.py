@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, and the fortieth, `40`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, the fortieth, `40`, and the forty-first, `41`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `fortieth` for 40; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `fortieth` for 40, `forty-first` for 41; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -499,6 +499,8 @@ SETS = {
         ('after', '07_why_self_attention', 'the keys padded with -inf (value=-inf) to give the pad rows a -inf score'): 'generic',
         ('after', '12_variations', 'row (A) changes h alone: each head keeps its size'): 'generic',
         }, set()),
+    '41': ('forty-first', 'blind_answers_41_set', {
+        }, {('12_variations', "base.get('d_k', d // h) for base.get('d_k') or d // h (left out: no PRESETS entry holds d_k=None)")}),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -25,7 +25,8 @@ twenty-eighth for notebooks 00 to 03, a twenty-ninth for 04 to 07, a thirtieth f
 under those names; and four more, written blind and apart by four more writers after those four sets' fixes, one for each
 quarter again: a thirty-second for 00 to 03, a thirty-third for 04 to 07, a thirty-fourth for 08 to 10 and a thirty-fifth for
 11 to 14, under those names; and a fortieth, written blind by one more writer after those four sets' fixes for every paper
-notebook, a representative sample of a fresh learner's first slips, under 'fortieth' (its 14_since_2017 under its
+notebook, a representative sample of a fresh learner's first slips, under 'fortieth', and a forty-first, one more such
+sample for every paper notebook by one more writer, under 'forty-first' (their 14_since_2017 under their
 'since_2017', as the other sets with that notebook keep it). In each
 table ('first_run', 'after') of each measurement the five kinds of verdict add up to the answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
 of answers gives each table's counts."""
@@ -48,7 +49,7 @@ RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth
         'thirtieth': DATA['thirtieth'], 'thirty-first': DATA['thirty-first'],
         'thirty-second': DATA['thirty-second'], 'thirty-third': DATA['thirty-third'],
         'thirty-fourth': DATA['thirty-fourth'], 'thirty-fifth': DATA['thirty-fifth'],
-        'fortieth': DATA['fortieth']}
+        'fortieth': DATA['fortieth'], 'forty-first': DATA['forty-first']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]
