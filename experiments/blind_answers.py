@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, the fortieth, `40`, and the forty-first, `41`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, the thirty-ninth, `39`, of notebooks 11 to 14 alone, the fortieth, `40`, and the forty-first, `41`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `fortieth` for 40, `forty-first` for 41; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `thirty-ninth` for 39, `fortieth` for 40, `forty-first` for 41; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -501,6 +501,48 @@ SETS = {
         }, set()),
     '41': ('forty-first', 'blind_answers_41_set', {
         }, {('12_variations', "base.get('d_k', d // h) for base.get('d_k') or d // h (left out: no PRESETS entry holds d_k=None)")}),
+    '39': ('thirty-ninth', 'blind_answers_39_set', {
+              ('first_run', '11_results', "n-gram windows taken at every start (range(len(ws))): the short tails at a sentence's end counted as n-grams"): 'generic',
+              ('first_run', '11_results', "each sentence's n-gram total floored at 1 (max(len - n + 1, 1)): a hypothesis shorter than n adds a phantom n-gram"): 'misleading',
+              ('first_run', '11_results', 'max(1, exp(1 - r/c)) for min: short outputs never penalised, long ones rewarded'): 'misleading',
+              ('first_run', '11_results', 'precisions in percent and the score times 100 again (0 to 10,000)'): 'generic',
+              ('first_run', '11_results', 'orders 1 to 5 (range(1, 6)), the mean over five'): 'misleading',
+              ('first_run', '11_results', "matches clipped by a substring count in the reference string (str.count): 'a' found inside 'man'"): 'generic',
+              ('first_run', '12_variations', "base found as the base run of seed 0 (r['seed'], a field the records need not carry), not by its id"): 'generic',
+              ('first_run', '12_variations', "each variant compared with the base run of its own seed (the table's paired delta), not with 'base'"): 'misleading',
+              ('first_run', '12_variations', "each variant compared with its nearest base run, not with the record 'base'"): 'misleading',
+              ('first_run', '12_variations', "the base record removed from the caller's list (recs.remove)"): 'generic',
+              ('first_run', '12_variations', 'base and noise computed at the first call and kept in a global: a second table reuses them'): 'misleading',
+              ('first_run', '12_variations', 'the complement: the variants within the noise (<=) returned'): 'generic',
+              ('first_run', '12_variations', "range(1, h) indexing w[h]: head h+1's answer labelled h, head 1 never read"): 'generic',
+              ('first_run', '12_variations', "a batch axis assumed (attention_maps' (B, h, n_q, n_k)): w[0] taken"): 'misleading',
+              ('first_run', '12_variations', 'all() over every head at once (no axis): every head or none'): 'generic',
+              ('first_run', '12_variations', 'a head listed once per row that looks at col (any row, repeated)'): 'generic',
+              ('first_run', '12_variations', "base['d_k'] read directly: a preset without d_k fails"): 'generic',
+              ('first_run', '12_variations', "one dict reused for every entry of a row: each shows the row's last overrides"): 'generic',
+              ('first_run', '12_variations', "row (A) named from the base's h: its four entries under one key"): 'generic',
+              ('first_run', '12_variations', "the library's table3_variants returned whole: base and rows C to E too"): 'misleading',
+              ('first_run', '13_parsing', "only -SBJ removed (label.replace('-SBJ', '')): right on John's tree alone"): 'generic',
+              ('first_run', '13_parsing', "one level of recursion: a child phrase's own phrases written as bare words"): 'misleading',
+              ('first_run', '13_parsing', "a bare '(' opening each phrase, the label only on the closing bracket"): 'misleading',
+              ('first_run', '13_parsing', 'the tuple of fractions times 100 (a NumPy habit): the three repeated 100 times'): 'generic',
+              ('first_run', '13_parsing', "the sentences' tuples added with + (concatenated, not summed element-wise)"): 'generic',
+              ('first_run', '14_since_2017', 'eps a floor on the mean square (clamp_min), not added under the root'): 'generic',
+              ('first_run', '14_since_2017', 'computed in float64 (a.double()) and returned in float64'): 'generic',
+              ('first_run', '14_since_2017', "d hard-coded as 8 (the notebook's LayerNorm(8)): sum of squares / 8"): 'generic',
+              ('first_run', '14_since_2017', 'the gain inside the mean square (a weighted mean), not applied to the output'): 'generic',
+              ('first_run', '14_since_2017', 'rsqrt read as sqrt: a multiplied by sqrt(mean + eps)'): 'generic',
+              ('first_run', '14_since_2017', 'm left out: each pair turned by theta_i, as if at position 1'): 'misleading',
+              ('first_run', '14_since_2017', 'each pair read backwards (x1 = q[1::2], x2 = q[0::2]), written back in order'): 'generic',
+              ('first_run', '14_since_2017', "the cos/sin table cached by d alone: the first call's position reused"): 'misleading',
+              ('first_run', '14_since_2017', "05's sinusoids added (q + PE_m), not a rotation"): 'generic',
+              ('first_run', '14_since_2017', "the paper's ceil(i g / h) - 1 on heads counted from 0: head 0 wraps to the last group"): 'generic',
+              ('first_run', '14_since_2017', 'each group head repeated along the batch axis (repeat_interleave dim=0)'): 'generic',
+              ('first_run', '14_since_2017', 'each group head repeated along the positions (repeat_interleave dim=2)'): 'generic',
+              ('first_run', '14_since_2017', 'len(k) for the number of heads: the batch size'): 'generic',
+              ('first_run', '14_since_2017', 'h / g (true division) in the shape: a float size'): 'generic',
+           },
+           {('14_since_2017', "computed in float64 and returned so (no cast back to q's dtype)")}),   # check_rotate accepts a float64 rotation of a float32 query on purpose (it loses nothing): a right answer there
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -566,3 +566,42 @@ THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its me
 @pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])
 def test_thirty_fifth_blind_answers_named(label, code, name, check, says):
     _t35_rejects(check, _t35_answer(code, name), says=says)
+
+# --- the thirty-ninth blind set's answers that the checks first missed, and a second answer of each kind, each named now
+from nbtools import assert_rejects as _t39_rejects
+from transformer_nb.course.parsing import check_corpus_prf as _t39_check_corpus_prf, check_linearize as _t39_check_linearize
+_T39_PRELUDE = ('import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+               'from transformer_nb.parsing import coarse_label, is_preterminal\n')
+def _t39_answer(code:str, name:str):
+    "The answer's function, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T39_PRELUDE + code, ns); return ns[name]
+THIRTY_NINTH = [   # (label, the answer's code, its name, the check, what its message must say)
+    ("only -SBJ removed (label.replace('-SBJ', '')): right on John's tree alone", "\ndef my_linearize(tree):\n    if is_preterminal(tree): return tree[0]\n    lab = tree.label().replace('-SBJ', '')\n    return ' '.join(['(' + lab] + [my_linearize(c) for c in tree] + [')' + lab])\n",
+     'my_linearize', _t39_check_linearize, "only\\ '\\-SBJ'\\ was\\ stripped"),
+    ("one level of recursion: a child phrase's own phrases written as bare words", "\ndef my_linearize(tree):\n    lab = coarse_label(tree.label())\n    toks = ['(' + lab]\n    for c in tree:\n        if is_preterminal(c): toks.append(c[0])\n        else:\n            cl = coarse_label(c.label())\n            toks += ['(' + cl, *c.leaves(), ')' + cl]\n    return ' '.join(toks + [')' + lab])\n",
+     'my_linearize', _t39_check_linearize, 'the\\ phrases\\ more\\ than\\ 1\\ level\\ below\\ the\\ root\\ lost\\ their\\ brackets'),
+    ("a bare '(' opening each phrase, the label only on the closing bracket", "\ndef my_linearize(tree):\n    if is_preterminal(tree): return tree[0]\n    lab = coarse_label(tree.label())\n    return ' '.join(['('] + [my_linearize(c) for c in tree] + [')' + lab])\n",
+     'my_linearize', _t39_check_linearize, "each\\ phrase\\ opens\\ with\\ a\\ bare\\ '\\('"),
+    ("the caller's tree relabelled in place (set_label)", "\ndef my_linearize(tree):\n    if is_preterminal(tree): return tree[0]\n    tree.set_label(coarse_label(tree.label()))\n    lab = tree.label()\n    return ' '.join(['(' + lab] + [my_linearize(c) for c in tree] + [')' + lab])\n",
+     'my_linearize', _t39_check_linearize, 'your\\ function\\ changed\\ the\\ tree\\ it\\ was\\ given\\ in\\ place\\ \\(NP\\-SBJ\\ is\\ now\\ NP'),
+    ('the tuple of fractions times 100 (a NumPy habit): the three repeated 100 times', '\ndef my_corpus_prf(counts):\n    m, g, t = (sum(col) for col in zip(*counts))\n    p, r = m / t, m / g\n    return (p, r, 2 * p * r / (p + r)) * 100\n',
+     'my_corpus_prf', _t39_check_corpus_prf, 'got\\ your\\ three\\ numbers\\ repeated\\ 100\\ times'),
+    ("the sentences' tuples added with + (concatenated, not summed element-wise)", '\nimport functools\ndef my_corpus_prf(counts):\n    m, g, t = functools.reduce(lambda a, b: a + b, counts)\n    p, r = 100 * m / t, 100 * m / g\n    return p, r, 2 * p * r / (p + r)\n',
+     'my_corpus_prf', _t39_check_corpus_prf, '\\+\\ joins\\ two\\ tuples\\ end\\ to\\ end'),
+    ('only -SBJ removed with re.sub', "\nimport re\ndef my_linearize(tree):\n    if is_preterminal(tree): return tree[0]\n    lab = re.sub('-SBJ', '', tree.label())\n    return ' '.join(['(' + lab] + [my_linearize(c) for c in tree] + [')' + lab])\n",
+     'my_linearize', _t39_check_linearize, "only\\ '\\-SBJ'\\ was\\ stripped"),   # a second answer of the kind
+    ('two levels of recursion', "\ndef my_linearize(tree, depth=0):\n    if is_preterminal(tree): return tree[0]\n    lab = coarse_label(tree.label())\n    if depth > 2: return ' '.join(tree.leaves())\n    return ' '.join(['(' + lab] + [my_linearize(c, depth + 1) for c in tree] + [')' + lab])\n",
+     'my_linearize', _t39_check_linearize, 'the\\ phrases\\ more\\ than\\ 2\\ levels\\ below\\ the\\ root\\ lost\\ their\\ brackets'),   # a second answer of the kind
+    ("a bare '(' and a bare ')'", "\ndef my_linearize(tree):\n    if is_preterminal(tree): return tree[0]\n    return ' '.join(['('] + [my_linearize(c) for c in tree] + [')'])\n",
+     'my_linearize', _t39_check_linearize, "each\\ phrase\\ opens\\ with\\ a\\ bare\\ '\\('"),   # a second answer of the kind
+    ("the label set through the tree's _label", "\ndef my_linearize(tree):\n    if is_preterminal(tree): return tree[0]\n    tree._label = coarse_label(tree.label())\n    return ' '.join(['(' + tree.label()] + [my_linearize(c) for c in tree] + [')' + tree.label()])\n",
+     'my_linearize', _t39_check_linearize, 'your\\ function\\ changed\\ the\\ tree\\ it\\ was\\ given\\ in\\ place'),   # a second answer of the kind
+    ('a list of fractions times 100', '\ndef my_corpus_prf(counts):\n    m, g, t = (sum(col) for col in zip(*counts))\n    p, r = m / t, m / g\n    return [p, r, 2 * p * r / (p + r)] * 100\n',
+     'my_corpus_prf', _t39_check_corpus_prf, 'got\\ your\\ three\\ numbers\\ repeated\\ 100\\ times'),   # a second answer of the kind
+    ('the tuples summed with sum(counts, ())', '\ndef my_corpus_prf(counts):\n    m, g, t = sum(counts, ())\n    p, r = 100 * m / t, 100 * m / g\n    return p, r, 2 * p * r / (p + r)\n',
+     'my_corpus_prf', _t39_check_corpus_prf, '\\+\\ joins\\ two\\ tuples\\ end\\ to\\ end'),   # a second answer of the kind
+]
+
+@pytest.mark.parametrize('label, code, name, check, says', THIRTY_NINTH, ids=[r[0] for r in THIRTY_NINTH])
+def test_thirty_ninth_blind_answers_named(label, code, name, check, says):
+    _t39_rejects(check, _t39_answer(code, name), says=says)

@@ -396,3 +396,85 @@ THIRTY_FIFTH = [   # (label, the answer's code, its name, the check, what its me
 @pytest.mark.parametrize('label, code, name, check, says', THIRTY_FIFTH, ids=[r[0] for r in THIRTY_FIFTH])
 def test_thirty_fifth_blind_answers_named(label, code, name, check, says):
     _t35_rejects(check, _t35_answer(code, name), says=says)
+
+# --- the thirty-ninth blind set's answers that the checks first missed, and a second answer of each kind, each named now
+from nbtools import assert_rejects as _t39_rejects
+from transformer_nb.course.since2017 import check_group_kv as _t39_check_group_kv, check_rms_norm as _t39_check_rms_norm, check_rotate as _t39_check_rotate
+_T39_PRELUDE = ('import math, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n')
+def _t39_answer(code:str, name:str):
+    "The answer's function, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T39_PRELUDE + code, ns); return ns[name]
+THIRTY_NINTH = [   # (label, the answer's code, its name, the check, what its message must say)
+    ('eps a floor on the mean square (clamp_min), not added under the root', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True).clamp_min(eps)) * g\n',
+     'rms_norm_of', _t39_check_rms_norm, 'yours\\ uses\\ it\\ as\\ a\\ floor,\\ clamp\\(min=eps\\)\\ on\\ the\\ mean\\ of\\ the\\ squares'),
+    ("PyTorch's nn.RMSNorm with its weight set from g (weight.data = g): no gradient reaches g", '\ndef rms_norm_of(a, g, eps=1e-5):\n    norm = nn.RMSNorm(a.shape[-1], eps=eps)\n    norm.weight.data = g\n    return norm(a)\n',
+     'rms_norm_of', _t39_check_rms_norm, 'no\\ gradient\\ reaches\\ g'),
+    ('the result squeezed (.squeeze()): a batch of one loses its axis', '\ndef rms_norm_of(a, g, eps=1e-5):\n    rms = torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps)\n    return (a / rms * g).squeeze()\n',
+     'rms_norm_of', _t39_check_rms_norm, '\\.squeeze\\(\\)\\ drops\\ every\\ axis\\ of\\ size\\ 1'),
+    ('computed in float64 (a.double()) and returned in float64', '\ndef rms_norm_of(a, g, eps=1e-5):\n    a, g = a.double(), g.double()          # the mean of squares in full precision\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g\n',
+     'rms_norm_of', _t39_check_rms_norm, 'your\\ output\\ is\\ torch\\.float64,\\ a\\ is\\ torch\\.float32'),
+    ("d hard-coded as 8 (the notebook's LayerNorm(8)): sum of squares / 8", '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / 8 + eps) * g\n',
+     'rms_norm_of', _t39_check_rms_norm, 'your\\ mean\\ of\\ the\\ squares\\ divides\\ by\\ 8'),
+    ('the gain inside the mean square (a weighted mean), not applied to the output', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt((g * a.pow(2)).mean(-1, keepdim=True) + eps)\n',
+     'rms_norm_of', _t39_check_rms_norm, 'g\\ went\\ inside\\ the\\ mean\\ of\\ the\\ squares'),
+    ('rsqrt read as sqrt: a multiplied by sqrt(mean + eps)', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a * torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g\n',
+     'rms_norm_of', _t39_check_rms_norm, 'you\\ multiplied\\ by\\ the\\ RMS'),
+    ('m left out: each pair turned by theta_i, as if at position 1', '\ndef rotate_query(q, m):\n    d = q.shape[-1]\n    ang = 10000.0 ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    return torch.stack([x1 * ang.cos() - x2 * ang.sin(), x1 * ang.sin() + x2 * ang.cos()], -1).flatten().to(q.dtype)\n',
+     'rotate_query', _t39_check_rotate, 'm\\ is\\ left\\ out\\ of\\ the\\ angle'),
+    ('each pair read backwards (x1 = q[1::2], x2 = q[0::2]), written back in order', '\ndef rotate_query(q, m):\n    d = q.shape[-1]\n    ang = m * 10000.0 ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)\n    x1, x2 = q[1::2].double(), q[0::2].double()\n    return torch.stack([x1 * ang.cos() - x2 * ang.sin(), x1 * ang.sin() + x2 * ang.cos()], -1).flatten().to(q.dtype)\n',
+     'rotate_query', _t39_check_rotate, 'each\\ pair\\ was\\ read\\ backwards'),
+    ("the cos/sin table cached by d alone: the first call's position reused", '\n_TABLE = {}\ndef rotate_query(q, m):\n    d = q.shape[-1]\n    if d not in _TABLE:\n        a = m * 10000.0 ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)\n        _TABLE[d] = (a.cos(), a.sin())\n    c, s = _TABLE[d]\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    return torch.stack([x1 * c - x2 * s, x1 * s + x2 * c], -1).flatten().to(q.dtype)\n',
+     'rotate_query', _t39_check_rotate, 'your\\ angles\\ are\\ kept\\ between\\ calls'),
+    ("torch.tensor(q) copied first: the result detached from q's graph", '\ndef rotate_query(q, m):\n    x = torch.tensor(q, dtype=torch.float64)\n    d = x.shape[-1]\n    ang = m * 10000.0 ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)\n    x1, x2 = x[0::2], x[1::2]\n    return torch.stack([x1 * ang.cos() - x2 * ang.sin(), x1 * ang.sin() + x2 * ang.cos()], -1).flatten().to(q.dtype)\n',
+     'rotate_query', _t39_check_rotate, 'your\\ output\\ carries\\ no\\ gradient\\ \\(torch\\.tensor\\(q\\)'),
+    ("05's sinusoids added (q + PE_m), not a rotation", '\ndef rotate_query(q, m):\n    d = q.shape[-1]\n    ang = m * 10000.0 ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)\n    pe = torch.stack([ang.sin(), ang.cos()], -1).flatten()\n    return (q.double() + pe).to(q.dtype)\n',
+     'rotate_query', _t39_check_rotate, "05's\\ sinusoids\\ added,\\ q\\ \\+\\ PE_m"),
+    ("the paper's ceil(i g / h) - 1 on heads counted from 0: head 0 wraps to the last group", '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    means = k.unflatten(1, (g, h // g)).mean(2)                    # (B, g, n, d)\n    idx = [math.ceil(i * g / h) - 1 for i in range(h)]              # head i uses group ceil(i g / h)\n    return means[:, idx]\n',
+     'group_heads', _t39_check_group_kv, "the\\ paper's\\ ceil\\(i\\ g\\ /\\ h\\)\\ counts\\ the\\ heads\\ from\\ 1"),
+    ('each group head repeated along the batch axis (repeat_interleave dim=0)', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.reshape(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=0)\n',
+     'group_heads', _t39_check_group_kv, "each\\ group's\\ head\\ was\\ repeated\\ along\\ axis\\ 0,\\ the\\ batch"),
+    ('each group head repeated along the positions (repeat_interleave dim=2)', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.reshape(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=2)\n',
+     'group_heads', _t39_check_group_kv, "each\\ group's\\ head\\ was\\ repeated\\ along\\ axis\\ 2,\\ the\\ positions"),
+    ('len(k) for the number of heads: the batch size', '\ndef group_heads(k, g):\n    h = len(k)\n    return k.unflatten(1, (g, h // g)).mean(2).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t39_check_group_kv, 'yours\\ reads\\ h\\ from\\ axis\\ 0,\\ the\\ batch'),
+    ('h / g (true division) in the shape: a float size', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.view(B, g, h / g, n, d).mean(2).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t39_check_group_kv, 'h\\ /\\ g\\ is\\ a\\ float'),
+    ('eps a floor on the RMS', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / a.pow(2).mean(-1, keepdim=True).sqrt().clamp(min=eps) * g\n',
+     'rms_norm_of', _t39_check_rms_norm, 'yours\\ uses\\ it\\ as\\ a\\ floor,\\ clamp\\(min=eps\\)\\ on\\ the\\ RMS'),   # a second answer of the kind
+    ('g detached', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g.detach()\n',
+     'rms_norm_of', _t39_check_rms_norm, 'no\\ gradient\\ reaches\\ g'),   # a second answer of the kind
+    ('squeeze(0)', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return (a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g).squeeze(0)\n',
+     'rms_norm_of', _t39_check_rms_norm, '\\.squeeze\\(\\)\\ drops\\ every\\ axis\\ of\\ size\\ 1'),   # a second answer of the kind
+    ('the mean taken in float64 (dtype=)', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True, dtype=torch.float64) + eps) * g\n',
+     'rms_norm_of', _t39_check_rms_norm, 'your\\ output\\ is\\ torch\\.float64,\\ a\\ is\\ torch\\.float32'),   # a second answer of the kind
+    ('d hard-coded as 512', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / 512 + eps) * g\n',
+     'rms_norm_of', _t39_check_rms_norm, 'your\\ mean\\ of\\ the\\ squares\\ divides\\ by\\ 512'),   # a second answer of the kind
+    ('the gain in the weighted mean, rsqrt', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a * torch.rsqrt((a * a * g).mean(-1, keepdim=True) + eps)\n',
+     'rms_norm_of', _t39_check_rms_norm, 'g\\ went\\ inside\\ the\\ mean\\ of\\ the\\ squares'),   # a second answer of the kind
+    ('multiplied by the root, ** 0.5', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a * (a.pow(2).mean(-1, keepdim=True) + eps) ** 0.5 * g\n',
+     'rms_norm_of', _t39_check_rms_norm, 'you\\ multiplied\\ by\\ the\\ RMS'),   # a second answer of the kind
+    ('m left out of a loop', '\ndef rotate_query(q, m):\n    out, d = q.clone(), len(q)\n    for i in range(d // 2):\n        a = 10000 ** (-2 * i / d)\n        out[2 * i] = q[2 * i] * math.cos(a) - q[2 * i + 1] * math.sin(a)\n        out[2 * i + 1] = q[2 * i] * math.sin(a) + q[2 * i + 1] * math.cos(a)\n    return out\n',
+     'rotate_query', _t39_check_rotate, 'm\\ is\\ left\\ out\\ of\\ the\\ angle'),   # a second answer of the kind
+    ('each pair flipped first, view(-1, 2).flip(-1)', '\ndef rotate_query(q, m):\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))\n    x1, x2 = q.view(-1, 2).flip(-1).double().unbind(-1)\n    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)\n',
+     'rotate_query', _t39_check_rotate, 'each\\ pair\\ was\\ read\\ backwards'),   # a second answer of the kind
+    ('angles cached in a default argument by d', '\ndef rotate_query(q, m, _angles={}):\n    d = len(q)\n    a = _angles.setdefault(d, m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d))\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)\n',
+     'rotate_query', _t39_check_rotate, 'your\\ angles\\ are\\ kept\\ between\\ calls'),   # a second answer of the kind
+    ('q detached and made float64', '\ndef rotate_query(q, m):\n    x = q.detach().double()\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))\n    return torch.stack([x[0::2] * a.cos() - x[1::2] * a.sin(), x[0::2] * a.sin() + x[1::2] * a.cos()], -1).flatten().to(q.dtype)\n',
+     'rotate_query', _t39_check_rotate, 'your\\ output\\ carries\\ no\\ gradient'),   # a second answer of the kind
+    ("05's encoding added, cos first", '\ndef rotate_query(q, m):\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))\n    return (q.double() + torch.stack([a.cos(), a.sin()], -1).flatten()).to(q.dtype)\n',
+     'rotate_query', _t39_check_rotate, "05's\\ sinusoids\\ added,\\ q\\ \\+\\ PE_m"),   # a second answer of the kind
+    ('the group of head i as round(i g / h)', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    means = k.view(B, g, h // g, n, d).mean(2)\n    return means[:, [min(round(i * g / h), g - 1) for i in range(h)]]\n',
+     'group_heads', _t39_check_group_kv, "each\\ head\\ holds\\ a\\ group's\\ mean,\\ but\\ heads\\ 0\\ to"),   # a second answer of the kind
+    ('the groups tiled along the batch', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.view(B, g, h // g, n, d).mean(2).repeat(h // g, 1, 1, 1)\n',
+     'group_heads', _t39_check_group_kv, "each\\ group's\\ head\\ was\\ repeated\\ along\\ axis\\ 0,\\ the\\ batch"),   # a second answer of the kind
+    ('the groups tiled along the positions', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.view(B, g, h // g, n, d).mean(2).repeat(1, 1, h // g, 1)\n',
+     'group_heads', _t39_check_group_kv, "each\\ group's\\ head\\ was\\ repeated\\ along\\ axis\\ 2,\\ the\\ positions"),   # a second answer of the kind
+    ('h read as k.size(0)', '\ndef group_heads(k, g):\n    B, n, d, h = k.size(0), k.size(2), k.size(3), k.size(0)\n    return k.reshape(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t39_check_group_kv, 'yours\\ reads\\ h\\ from\\ axis\\ 0,\\ the\\ batch'),   # a second answer of the kind
+    ('h / g in reshape', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.reshape(B, g, h / g, n, d).mean(2).repeat_interleave(h // g, dim=1)\n',
+     'group_heads', _t39_check_group_kv, 'h\\ /\\ g\\ is\\ a\\ float'),   # a second answer of the kind
+]
+
+@pytest.mark.parametrize('label, code, name, check, says', THIRTY_NINTH, ids=[r[0] for r in THIRTY_NINTH])
+def test_thirty_ninth_blind_answers_named(label, code, name, check, says):
+    _t39_rejects(check, _t39_answer(code, name), says=says)

@@ -324,7 +324,7 @@ def _bleu_edges(my_bleu):
         neg = [sum(len(h.split()) - n for h in hyps) for n in range(4)]              # len(h) - n + 1 for n = 1 .. 4, unclamped
         alt = parts(hyps, refs) or (m, neg, c, r)
         assert abs(mine - _bleu_of(*alt)) >= 0.01, f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}: {why}"
-        raise AssertionError(_bleu_rest(name, hyps, refs, mine, theirs, _bleu_slips(my_bleu, hyps, refs, mine) or why, why))
+        raise AssertionError(_bleu_rest(name, hyps, refs, mine, theirs, _bleu_reads(my_bleu, hyps, refs, mine, theirs) or _bleu_slips(my_bleu, hyps, refs, mine) or why, why))
 
 # %% ../../nbs/course_evaluation.ipynb #a31e1105
 def _bleu_raised(name:str, hyps, refs, err) -> AssertionError|None:
@@ -357,6 +357,67 @@ def _bleu_assembly(hyps, refs, mine) -> str|None:
                 "BP x exp((log p1 + log p2 + log p3 + log p4) / 4)")
     return None
 
+# %% ../../nbs/course_evaluation.ipynb #a39e1101
+def _bleu_tails(hyps, refs) -> tuple:
+    "Matches, totals (orders 1 to 4) and lengths with an n-gram started at every word, range(len(ws)): the windows near a sentence's end, shorter than n, counted and matched too."
+    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
+        for n in range(1, 5):
+            hc, rc = (Counter(tuple(w[i:i + n]) for i in range(len(w))) for w in (h, ref))
+            m[n - 1] += sum((hc & rc).values()); t[n - 1] += len(h)
+    return m, t, c, r
+
+def _bleu_substr(hyps, refs, clip:bool=True) -> tuple:
+    "Matches, totals and lengths with each hypothesis n-gram found in the reference *string*: ref.count(' '.join(g)) as its count (`clip`), or `in` ref."
+    m, t, c, r = _bleu_parts(hyps, refs); m = [0] * 4
+    for h, ref in zip(hyps, refs):
+        ws = h.split()
+        for n in range(1, 5):
+            hc = Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))
+            m[n - 1] += sum(min(k, ref.count(' '.join(g))) if clip else k * (' '.join(g) in ref) for g, k in hc.items())
+    return m, t, c, r
+
+
+# %% ../../nbs/course_evaluation.ipynb #a39e1103
+_BLEU_ENDS = (['a man is on a ladder .'], ['a man stands on a ladder .'])   # alike at the end: windows past it match; every order has a match
+_BLEU_LONG = (['a man in a blue shirt is standing on a tall ladder by the wall .'], ['a man in a blue shirt is standing on a ladder .'])
+
+def _bleu_reads(my_bleu, hyps, refs, mine, theirs) -> str|None:
+    "A mistake that reproduces `mine`: the 100 applied twice, orders 1 to 5 or 6, n-gram windows past a sentence's end, totals floored at 1, matches found in the reference string, a brevity penalty max(1, .)."
+    near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
+    def said(*corpus):
+        try: x = my_bleu(*map(list, corpus)); return x if isinstance(x, (int, float)) else None
+        except Exception: return None
+    if theirs > 0 and near(100 * theirs):
+        return (f"yours is 100 times sacreBLEU's, {mine:.0f}: the 100 is applied twice (the precisions in percent, 100 * m / t, then the "
+                "score times 100 again); p_n is a fraction, m / t, and only the score is multiplied by 100, once")
+    if (k := next((k for k in (5, 6) for w in (None, 0.25) if _bleu_like(hyps, refs, k, w) > 0 and near(_bleu_like(hyps, refs, k, w)) and not near(theirs)), None)):
+        return (f"n-grams of orders 1 to {k}: BLEU stops at 4-grams, n = 1, 2, 3 and 4 (range(1, 5), four counts), "
+                "each log p_n weighted 1/4")
+    tails = lambda hs, rs: _bleu_of(*_bleu_tails(hs, rs))
+    if near(tails(hyps, refs)) and (ends := said(*_BLEU_ENDS)) is not None and abs(ends - tails(*_BLEU_ENDS)) < 0.01 and abs(tails(*_BLEU_ENDS) - _bleu_of(*_bleu_parts(*_BLEU_ENDS))) >= 0.01:
+        return ("your n-grams start at every word, range(len(ws)): near a sentence's end the windows are shorter than n (its last word, its "
+                "last two words), and they are counted and matched as n-grams of order n; an n-gram needs n words, range(len(ws) - n + 1), "
+                "len(h) - n + 1 of them")
+    floor = [sum(max(len(h.split()) - n + 1, 1) for h in hyps) for n in range(1, 5)]
+    if floor != t and near(_bleu_of(m, floor, c, r)):
+        return ("a hypothesis shorter than n words has no n-gram of order n and adds 0 to that order's total, max(len(h) - n + 1, 0); "
+                "yours adds 1, max(len(h) - n + 1, 1), a guard against dividing by 0 that the corpus's sums do not need")
+    words = [m, _bleu_parts(hyps, refs, clip=False)[0], _bleu_keyed(hyps, refs, distinct='matches')[0]]   # matches of words: clipped, unclipped, distinct
+    for clip in (True, False):
+        sub = _bleu_substr(hyps, refs, clip)
+        if sub[0] not in words and near(_bleu_of(*sub)):
+            return ("your matches are found by searching the reference string (" + ("ref.count(' '.join(g))" if clip else "' '.join(g) in ref")
+                    + "): a word inside another one counts, 'a' in 'cat' and 'man'; count the reference's n-grams of words, "
+                    "Counter(tuple(ws[i:i + n]) ...), and clip with the smaller count, (hc & rc)")
+    if c < r and near(_bleu_of(m, t, c, r, bp='none')) and (longer := said(*_BLEU_LONG)) is not None and abs(longer - _bleu_like(*_BLEU_LONG, bp='uncapped')) < 0.01 \
+            and abs(_bleu_like(*_BLEU_LONG, bp='uncapped') - _bleu_like(*_BLEU_LONG)) >= 0.01:
+        return ("your brevity penalty is max(1, exp(1 - r/c)), not min: it spares every short hypothesis (here BP is "
+                f"{math.exp(1 - r / c):.3f}) and gives a long one a bonus, exp(1 - r/c) > 1; BP = min(1, exp(1 - r/c))")
+    return None
+
+
 # %% ../../nbs/course_evaluation.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -382,7 +443,7 @@ def check_bleu(my_bleu) -> str:
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
         d = next(c[3] for c in cases if c[0] == name)                                # the case's own hint
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, _bleu_slips(my_bleu, hyps, refs, mine) or _bleu_assembly(hyps, refs, mine) or (mistake if mistake != d else _bleu_log(my_bleu) or _bleu_numbers(hyps, refs, mine, theirs) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d), d)
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, _bleu_reads(my_bleu, hyps, refs, mine, theirs) or _bleu_slips(my_bleu, hyps, refs, mine) or _bleu_assembly(hyps, refs, mine) or (mistake if mistake != d else _bleu_log(my_bleu) or _bleu_numbers(hyps, refs, mine, theirs) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d), d)
     zero = (['the cat sat on a mat'], ['a cat sat on the rug'])                          # no 4-gram in common: p4 = 0
     try: mine = my_bleu(*zero)
     except (ValueError, ZeroDivisionError): mine = 0.0                                 # math.log(0), where the solution stops

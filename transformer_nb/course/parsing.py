@@ -88,12 +88,55 @@ def _lin_order(name:str, got:str, tree) -> str:
     return (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
             "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
 
+# %% ../../nbs/course_parsing.ipynb #a39p1301
+def _lin_depth(name:str, toks:list, ref:list, tree) -> str | None:
+    "A linearisation whose phrases deeper than k levels below the root (k = 1, 2) are written as their bare words: a recursion that stops, named; else None."
+    from transformer_nb.parsing import coarse_label, is_preterminal
+    def lin(t, depth, k):
+        if isinstance(t, str): return t
+        if is_preterminal(t): return t[0]
+        if depth > k: return ' '.join(t.leaves())
+        lab = coarse_label(t.label()); return ' '.join([f'({lab}', *(lin(c, depth + 1, k) for c in t), f'){lab}'])
+    k = next((k for k in (1, 2) if toks == lin(tree, 0, k).split() and toks != ref), None)
+    if k is None: return None
+    def first(t, depth):                                            # the first phrase k + 1 levels below the root
+        for c in (c for c in t if not isinstance(c, str) and not is_preterminal(c)):
+            if depth + 1 > k or (c := first(c, depth + 1)) is not None: return c
+        return None
+    deep = first(tree, 0)
+    return (f"{name}: the phrases more than {k} level{'s' * (k > 1)} below the root lost their brackets ({coarse_label(deep.label())} over "
+            f"'{' '.join(deep.leaves())}' is written as its bare words): your function does not call itself on its children's children; call it "
+            "on every child, so that each phrase, at any depth, writes its own brackets")
+
+def _lin_only(name:str, got:str, tree) -> str | None:
+    "A linearisation whose labels lost '-SBJ' alone (the function tag of John's tree), other tags and indices kept: that named, else None."
+    from transformer_nb.parsing import is_preterminal
+    def lin(t):
+        if isinstance(t, str) or is_preterminal(t): return t if isinstance(t, str) else t[0]
+        lab = t.label().replace('-SBJ', ''); return ' '.join([f'({lab}', *(lin(c) for c in t), f'){lab}'])
+    from transformer_nb.parsing import linearize
+    if got.split() != lin(tree).split() or lin(tree).split() == linearize(tree).split(): return None
+    kept = sorted({x[1:] for x in got.split() if x[:1] in '()' and any(ch in x[2:] for ch in '-=')})
+    return (f"{name}: only '-SBJ' was stripped, as John's tree needs; the other tags and indices are kept ({', '.join(kept[:4])}): strip every "
+            "function tag and index, as EVALB does: coarse_label(tree.label()), so 'NP-SBJ-1', 'NP=1' and 'S-HLN' become 'NP', 'NP' and 'S'")
+
+def _lin_kept(name:str, tree, before) -> str | None:
+    "If your function changed the tree it was given (`before`: a deep copy made first): the first label it changed, named; else None."
+    if tree == before: return None
+    pair = next(((a.label(), b.label()) for a, b in zip(before.subtrees(), tree.subtrees()) if a.label() != b.label()), None)
+    return (f"{name}: your function changed the tree it was given in place" + (f" ({pair[0]} is now {pair[1]}: set_label?)" if pair else "")
+            + ": the caller's tree is read again after the call; compute each label into a name of your own, lab = coarse_label(tree.label()), "
+            "and leave the tree as it was")
+
+
 # %% ../../nbs/course_parsing.ipynb #a26c1201
 _GAPPING = "(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) (S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))"   # "John saw Mary, and Anna Bob.": indices =1, =2
 _TRACE = "(SBARQ (WHNP-1 (WP What)) (SQ (VBD did) (NP-SBJ (NNP John)) (VP (VB see) (NP (-NONE- *T*-1)))) (. ?))"   # an empty element
 _SAMPLED = ('(S (NP (DT-PL some) (NNS musicians)) (VP (VBD-I slept) (PP (IN without) (NP (DT a) (NN cup)))) (PERIOD .))', '(S (S-CL (NP (NNP Paris)) (VP (VBD-I fell) (PP (IN across) (NP (NNP Mary))))) (COMMA ,) (CC or) (S-CL (NP (DT no) (NN box)) (VP (VBD-I fell) (PP (IN for) (NP (DT no) (JJ hungry) (NN brush))))) (PERIOD .))',   # sample_treebank(3, seed=3) of apps_parsing_task, written out: a checker needs no application
             '(S (S-CL (NP-PRO (PRP-S we)) (VP (VBD-T liked) (NP (NNP John)))) (COMMA ,) (CC or) (S-CL (NP (DT the) (NN key)) (VP (VBD-T brought) (NP (NP (DT that) (JJ lazy) (NN kitchen)) (SBAR-REL (WHNP (WDT which)) (S-REL (VP (VBD-I walked))))))) (PERIOD .))')
 
+
+# %% ../../nbs/course_parsing.ipynb #a39p1305
 @report
 def check_linearize(fn) -> str:
     "13_parsing, exercise 1: your `fn(tree) -> str` against `linearize` (words at the leaves) on John's tree, a gapping tree and sampled trees."
@@ -103,16 +146,20 @@ def check_linearize(fn) -> str:
              "the gapping tree": Tree.fromstring(_GAPPING), **{f"sampled tree {k}": Tree.fromstring(t) for k, t in enumerate(_SAMPLED, 1)},
              "a question with a trace": Tree.fromstring(_TRACE), "a headline, its root tagged": Tree.fromstring(_TAGGED_ROOT), "a Penn Treebank file's tree, its root unlabelled": Tree.fromstring(_PENN_ROOT)}
     for name, t in trees.items():
-        got, want = fn(t), linearize(t)
+        before = t.copy(deep=True); got, want = fn(t), linearize(before)
+        assert (kept := _lin_kept(name, t, before)) is None, kept
         if got == want: continue
         assert isinstance(got, str), f"{name}: {fn.__name__} returned a {type(got).__name__}; return one string, tokens joined by spaces"
         toks, ref = got.split(), want.split()
         tags, labels = {lab for s in t.subtrees() if is_preterminal(s) for lab in (s.label(), coarse_label(s.label()))}, {coarse_label(s.label()) for s in t.subtrees() if not is_preterminal(s)}
         new = [x for x in toks if x not in ref]                       # tokens linearize never writes for this tree
         assert not any(x.strip('()') in tags for x in new), _lin_tag(name, got, t)
+        assert not ('(' in new and not any(a in '()' and b in labels for a, b in zip(toks, toks[1:]))), (f"{name}: each phrase opens with a bare '(' "
+            f"({got[:70]}...): the opening bracket carries its label, '(NP', as the closing one does, ')NP': f'({{lab}}'")
         assert not ('(' in new or any(a == ')' and b in labels for a, b in zip(toks, toks[1:]))), \
             f"{name}: a space between a bracket and its label ({got[:70]}...); each is one token, '(NP' and ')NP': f'({{lab}}' and f'){{lab}}'"
         assert ')' not in new, f"{name}: a bare ')' ({got[:70]}...); the closing bracket carries its label too, ')NP'"
+        assert (only := _lin_only(name, got, t)) is None, only
         assert not any(x[0] in '()' and '=' in x[1:] for x in new), \
             (f"{name}: a label kept its index ({next(x for x in new if x[0] in '()' and '=' in x)}); `label.split('-')[0]` strips "
              "a function tag but not the '=1' of a gapping index: use coarse_label, coarse_label('NP=1') is 'NP'")
@@ -124,7 +171,7 @@ def check_linearize(fn) -> str:
                                "separated by spaces: '(NP John )NP'")
         assert toks != ref, f"{name}: the right tokens in the right order, spaced otherwise ({got[:40]!r}...): " + ("a space at the start or the end" if got != got.strip() else "more than one space between tokens") + "; join the tokens with one space, ' '.join(tokens)"
         assert sorted(toks) != sorted(ref), _lin_order(name, got, t)
-        raise AssertionError(_lin_more(name, toks, ref) or _lin_flat(name, toks, ref, t) or _lin_rest(name, toks, ref, t))
+        raise AssertionError(_lin_depth(name, toks, ref, t) or _lin_more(name, toks, ref) or _lin_flat(name, toks, ref, t) or _lin_rest(name, toks, ref, t))
     return f"{fn.__name__} writes {len(trees)} trees as linearize does"
 
 # %% ../../nbs/course_parsing.ipynb #a26r0021
@@ -219,6 +266,34 @@ def _prf_zero(fn, counts:list, cases:list) -> str:
     return (f"the summed counts, {tuple(sum(c[i] for c in counts) for i in range(3))}, have no zero to divide by: your sums miss sentences "
             "(a loop bound one off, range(len(counts) - 1) or range(1, len(counts))?); sum matched, reference and parse over every sentence, for c in counts")
 
+# %% ../../nbs/course_parsing.ipynb #a39p1303
+class _Row(tuple):
+    "One sentence's counts whose + adds number by number (and 0 or () added leaves them): tuples a learner joined end to end with + sum right with these."
+    def __add__(a, b): return _Row(x + y for x, y in zip(a, b)) if isinstance(b, tuple) and len(b) == len(a) else tuple.__add__(a, b)
+    def __radd__(a, b): return a if isinstance(b, int) and b == 0 or b == () else _Row(x + y for x, y in zip(b, a)) if isinstance(b, tuple) and len(b) == len(a) else NotImplemented
+
+def _prf_joined(fn, cases:list, close, prf) -> str | None:
+    "Whether `fn` is right on every case once each sentence's counts add number by number: your tuples joined by + (concatenated), named; else None."
+    try: same = all(close(tuple(map(float, fn([_Row(c) for c in counts]))), prf(*(sum(c[i] for c in counts) for i in range(3)))) for _, counts in cases)
+    except Exception: return None
+    return ("the sentences' counts were added with + (sum(counts, ()), a + b, or total += c): + joins two tuples end to end, it does not add "
+            "their numbers; add each count over the sentences, sum(c[0] for c in counts), or the sums of zip(*counts)") if same else None
+
+def _prf_raised(fn, name:str, counts:list, cases:list, close, prf, e) -> Exception:
+    "The error to raise for an `fn` that raised `e` on `counts`: tuples joined by + named, else a division by a failed parse, the sums over each sentence's counts, or `e` itself."
+    if (joined := _prf_joined(fn, cases, close, prf)): return AssertionError(f"case '{name}': {type(e).__name__} ({e}). Likely mistake: {joined}")
+    if isinstance(e, ZeroDivisionError): return AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: " + _prf_zero(fn, counts, cases))
+    if isinstance(e, TypeError): return e
+    try: return AssertionError(f"case '{name}': {_prf_axis(fn, e, close, prf)}")
+    except ValueError as again: return again
+
+def _prf_repeated(got) -> str | None:
+    "For a result that is your three numbers repeated (a tuple multiplied by an int): that named, else None."
+    if not (isinstance(got, (tuple, list)) and len(got) > 3 and len(got) % 3 == 0 and list(got) == list(got[:3]) * (len(got) // 3)): return None
+    return (f"got your three numbers repeated {len(got) // 3} times ({', '.join(f'{float(x):.4g}' for x in got[:3])}, ...): a tuple times {len(got) // 3} repeats "
+            "it, it does not multiply its numbers (a NumPy array's would); multiply each number, 100 * m / t")
+
+
 # %% ../../nbs/course_parsing.ipynb #a26c1203
 @report
 def check_corpus_prf(fn) -> str:
@@ -230,8 +305,8 @@ def check_corpus_prf(fn) -> str:
     for name, counts in cases:
         want = prf(*(sum(c[i] for c in counts) for i in range(3)))
         try: got = _prf_call(fn, counts, name)
-        except ZeroDivisionError: raise AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: " + _prf_zero(fn, counts, cases)) from None
-        except ValueError as e: raise AssertionError(f"case '{name}': {_prf_axis(fn, e, close, prf)}") from None
+        except (ZeroDivisionError, ValueError, TypeError) as e: raise _prf_raised(fn, name, counts, cases, close, prf, e) from None
+        assert (rep := _prf_repeated(got)) is None, f"case '{name}': {rep}"
         assert isinstance(got, (tuple, list)) and len(got) == 3, f"case '{name}': got {got!r}; return (precision, recall, F1)"
         assert all(isinstance(x, (int, float)) for x in got), (f"case '{name}': got {', '.join(type(x).__name__ for x in got)}, {got!r:.70}; return "
                                                               "three Python floats, (precision, recall, F1): float(x) of a tensor (a float32 one rounds to 7 digits)")

@@ -105,7 +105,13 @@ def _rms_grad_values(a, g, out):
     w = torch.linspace(-1, 1, out.numel()).view_as(out)                           # a loss that weighs every coordinate differently
     ga, gg = torch.autograd.grad((out * w).sum(), (a, g), allow_unused=True)
     ref = a.detach().requires_grad_(); want = torch.autograd.grad((ref * torch.rsqrt(ref.pow(2).mean(-1, keepdim=True) + 1e-5) * g.detach() * w).sum(), ref)[0]
-    if ga is not None and torch.allclose(ga, want, rtol=1e-4, atol=rounding_tol(want, 8)): return
+    if ga is not None and torch.allclose(ga, want, rtol=1e-4, atol=rounding_tol(want, 8)):
+        want_g = (a.detach() * torch.rsqrt(a.detach().pow(2).mean(-1, keepdim=True) + 1e-5) * w).flatten(0, -2).sum(0)
+        assert gg is not None, ("g that requires gradients: no gradient reaches g (nn.RMSNorm's own weight given g's numbers, weight.data = g, "
+                                "or g.detach(), or a copy of it): the gain is learned; multiply by g itself, a / sqrt(mean(a**2) + eps) * g")
+        assert torch.allclose(gg, want_g, rtol=1e-4, atol=rounding_tol(want_g, 2 * out.numel())), (f"g that requires gradients: your gradient through g is "
+                                f"not RMSNorm's ({where_differ(gg, want_g, 'coordinate')}): multiply the rescaled vector by g itself, a / sqrt(mean(a**2) + eps) * g")
+        return
     cut = w * g.detach() * torch.rsqrt(a.detach().pow(2).mean(-1, keepdim=True) + 1e-5)   # the gradient with the RMS held constant
     assert not (ga is not None and torch.allclose(ga, cut, rtol=1e-4, atol=rounding_tol(cut, 8))), ("a that requires gradients: your gradient "
         "through a treats the RMS as a constant (rms.detach(), .item(), or the RMS computed under torch.no_grad()): the gradient flows through "
@@ -129,6 +135,46 @@ def _rms_grad(rms_norm_of):
         "torch.no_grad(), detached, or rebuilt from numbers): RMSNorm sits inside a model that learns a's layer and the gain g through it; compute it with torch's operations, autograd on")
     _rms_grad_values(a, g, out)
 
+# %% ../../nbs/course_since2017.ipynb #a39s1401
+def _rms_odd(a, g, eps) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it computes) beyond `_rms_slips` and `_rms_more`: eps a floor (clamp) on the mean square or on the RMS, the gain inside the mean, a multiplied by the RMS."
+    ms = a.pow(2).mean(-1, keepdim=True)
+    floor = "eps is added under the root, sqrt(mean(a**2) + eps), which moves every vector a little; yours uses it as a floor, "
+    return [(floor + "clamp(min=eps) on the mean of the squares (max(ms, eps)), which only vectors near zero meet", a / torch.sqrt(ms.clamp_min(eps)) * g),
+            (floor + "clamp(min=eps) on the RMS (as F.normalize clamps a norm), which only vectors near zero meet", a / torch.sqrt(ms).clamp_min(eps) * g),
+            ("g went inside the mean of the squares, a weighted mean, mean(g * a**2): the RMS is of a alone, and g multiplies the rescaled "
+             "vector after it, a / sqrt(mean(a**2) + eps) * g", a / torch.sqrt((g * a.pow(2)).mean(-1, keepdim=True) + eps)),
+            ("you multiplied by the RMS, a * sqrt(mean(a**2) + eps): RMSNorm divides by it, a / sqrt(mean(a**2) + eps) * g, which is "
+             "a * torch.rsqrt(mean(a**2) + eps) * g (rsqrt is 1 / sqrt)", a * torch.sqrt(ms + eps) * g)]
+
+def _rms_floor(rms_norm_of) -> str | None:
+    "Whether your `rms_norm_of` uses eps as a floor (a clamp) on the RMS or the mean square: probed with eps 0.1 on vectors near zero, where the floor bites; else None."
+    a, g = torch.randn(4, 6, generator=torch.Generator().manual_seed(2)) * 1e-3, torch.ones(6)
+    try: got = rms_norm_of(a.clone(), g, 0.1)
+    except Exception: return None
+    ms = a.pow(2).mean(-1, keepdim=True)
+    return next((m for m, x in _rms_odd(a, g, 0.1)[:2] if isinstance(got, torch.Tensor) and got.shape == a.shape and torch.allclose(got, x, rtol=1e-4, atol=1e-6)
+                 and not torch.allclose(x, a / torch.sqrt(ms + 0.1) * g, rtol=1e-4, atol=1e-6)), None)
+
+def _rms_fixed_d(a, g, eps, got) -> str | None:
+    "If `got` divides the sum of the squares by one whole number D other than d = a.shape[-1] (a size written in the body): D named, else None."
+    s, d = a.double().pow(2).sum(-1, keepdim=True), a.shape[-1]
+    i = (a * g).abs().argmax(-1, keepdim=True)                                  # each vector's largest coordinate: the best-conditioned ratio
+    ratio = ((a * g).double().gather(-1, i) / got.double().gather(-1, i)).pow(2) - eps
+    if not bool((ratio > 0).all()): return None
+    D = round((s / ratio).flatten()[0].item())
+    if D in (0, d) or not torch.allclose(got, a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / D + eps) * g, rtol=1e-4, atol=1e-6): return None
+    return (f"your mean of the squares divides by {D}, a number written in the body (the notebook's LayerNorm(8)? a model's d_model?), not by "
+            f"each vector's own size d = a.shape[-1] = {d}: mean(-1, keepdim=True)")
+
+def _rms_one(rms_norm_of):
+    "Your `rms_norm_of` on a batch of one vector, (1, 6): its output's shape kept, a .squeeze() that drops the batch axis named."
+    a, g = torch.randn(1, 6, generator=torch.Generator().manual_seed(3)), torch.linspace(0.5, 1.5, 6)
+    got = rms_norm_of(a.clone(), g, 1e-5)
+    assert not (isinstance(got, torch.Tensor) and got.shape != a.shape and got.shape == a.squeeze().shape), (f"a batch of one vector, a of shape {tuple(a.shape)}: "
+        f"your output has shape {tuple(got.shape)}: .squeeze() drops every axis of size 1, the batch's here; return a's shape (keepdim=True keeps the mean's)")
+
+
 # %% ../../nbs/course_since2017.ipynb #cs14a004
 @report
 def check_rms_norm(rms_norm_of) -> str:
@@ -143,9 +189,12 @@ def check_rms_norm(rms_norm_of) -> str:
         except RuntimeError as e: raise AssertionError(f"{case}: {_rms_keepdim(rms_norm_of, a, e)}") from None
         assert isinstance(got, torch.Tensor), f"{case}: return a tensor, the rescaled vectors, not a {type(got).__name__}"
         assert got.shape == a.shape, f"{case}: your output has shape {tuple(got.shape)}, a has {tuple(a.shape)}: keep the shape, one RMS per vector (keepdim=True)"
+        assert got.dtype == a.dtype, (f"{case}: your output is {got.dtype}, a is {a.dtype}: keep a's dtype (compute in float64 if you like, and cast back, "
+                                      ".to(a.dtype)): RMSNorm's output feeds a layer whose weights are in a's dtype, and a float64 input to a float32 nn.Linear raises")
         if torch.allclose(got, want, rtol=1e-4, atol=1e-6): continue
-        why = next((m for m, x in _rms_slips(a, g, eps) + _rms_more(a, g, eps) if x.shape == got.shape and torch.allclose(got, x, rtol=1e-4, atol=1e-6)), None)
-        if why is None or why.startswith('eps is missing'): why = _rms_ignored(rms_norm_of) or why   # a small eps written in the body fits 'missing' too: eps=0.1 tells
+        why = next((m for m, x in _rms_slips(a, g, eps) + _rms_more(a, g, eps) + _rms_odd(a, g, eps) if x.shape == got.shape and torch.allclose(got, x, rtol=1e-4, atol=1e-6)), None)
+        why = why or _rms_fixed_d(a, g, eps, got)
+        if why is None or why.startswith('eps is missing'): why = _rms_ignored(rms_norm_of) or _rms_floor(rms_norm_of) or why   # a small eps written in the body fits 'missing' too: eps=0.1 tells
         assert why is None, f"{case}: {why}"
         assert (low := _rms_low(got, want)) is None, f"{case}: {low}"
         raise AssertionError(f"{case}: {where_differ(got, want, ' ' * (a.dim() - 1) + 'coordinate')}: a / sqrt(mean(a**2) + eps) * g, the mean over the last axis")
@@ -155,7 +204,7 @@ def check_rms_norm(rms_norm_of) -> str:
     want = a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True) + 1e-5)
     assert torch.allclose(got, want, rtol=0, atol=rounding_tol(want, 2 * 8, torch.float64)), (f"float64 vectors: yours are {(got - want).abs().max().item():.2g} "
         "off, float32's rounding: computed in float32 and cast back (x.float(), as LLaMA's RMSNorm does for half precision); compute in the input's dtype when it is float32 or wider")
-    _rms_default(rms_norm_of, gen); _rms_grad(rms_norm_of)
+    _rms_default(rms_norm_of, gen); _rms_grad(rms_norm_of); _rms_one(rms_norm_of)
     return "rms_norm_of computes RMSNorm: each vector divided by its root mean square, times the gain"
 
 # %% ../../nbs/course_since2017.ipynb #cs14b001
@@ -276,6 +325,48 @@ def _rotate_seq(q, m) -> list[tuple[str, torch.Tensor]]:
            "coordinates come from the old pair, y1 = x1 cos a - x2 sin a and y2 = x1 sin a + x2 cos a; compute both before writing either")
     return [(why, torch.stack([y1, y1 * a.sin() + x[1::2] * a.cos()], -1).flatten().float())]
 
+# %% ../../nbs/course_since2017.ipynb #a39r1401
+def _rotate_added(q, m) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it gives) for `q` at position `m`: each pair read backwards, (x_{2i+1}, x_{2i}); 05's sinusoids added, (sin, cos) or (cos, sin) interleaved."
+    d, x = len(q), q.double()
+    a = m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    x1, x2 = x[0::2], x[1::2]
+    pe = lambda f, g: torch.stack([f(a), g(a)], -1).flatten()
+    add = ("05's sinusoids added, q + PE_m: rotary positions turn each pair, (x cos a - y sin a, x sin a + y cos a) with a = m * theta_i, instead "
+           "of adding sin a and cos a to it")
+    return [("each pair was read backwards, x1 = q[1::2] and x2 = q[0::2], and turned: the pair is (x_2i, x_2i+1), x1 = q[0::2] and x2 = q[1::2]; "
+             "turned, each goes back in its own place", torch.stack([x2 * a.cos() - x1 * a.sin(), x2 * a.sin() + x1 * a.cos()], -1).flatten().float()),
+            (add, (x + pe(torch.sin, torch.cos)).float()), (add, (x + pe(torch.cos, torch.sin)).float())]
+
+def _rotate_state(rotate_query) -> str | None:
+    "Whether your `rotate_query` ignores m (every position turned alike) or keeps its angles from an earlier call (a table cached by d alone): that named, else None."
+    q = torch.randn(10, generator=torch.Generator().manual_seed(5))                 # a size no case uses: nothing cached for it yet
+    try: two, five, again = (torch.as_tensor(rotate_query(q.clone(), m)).double() for m in (2, 5, 2))
+    except Exception: return None
+    at = lambda m: rotate(q[None].double(), start=m)[0]
+    same = lambda x, y: x.shape == y.shape and torch.allclose(x, y, rtol=1e-4, atol=1e-5)
+    if same(two, at(2)) and same(five, at(2)) and not same(five, at(5)):
+        return ("at position 5 yours turns q as at position 2, the position of an earlier call with the same size d: your angles are kept between "
+                "calls (a table cached by d alone, or a global); compute them from each call's own m, or key a cache by (d, m)")
+    if same(two, five) and same(two, again) and not same(two, q.double()):
+        return ("yours turns q alike at positions 2 and 5" + (", by theta_i, as at position 1" if same(two, at(1)) else "")
+                + ": m is left out of the angle; pair i turns by m * theta_i, theta_i = 10000^(-2i/d)")
+    return None
+
+def _rotate_grad(rotate_query):
+    "Your `rotate_query` on a query that requires gradients: a result cut from autograd (torch.tensor(q), detach, NumPy) or a wrong gradient named."
+    q = torch.randn(8, generator=torch.Generator().manual_seed(6)).requires_grad_()
+    with torch.enable_grad(): out = rotate_query(q, 3)
+    assert isinstance(out, torch.Tensor) and out.requires_grad, ("a query that requires gradients: your output carries no gradient (torch.tensor(q) "
+        "copies q out of the graph, as .detach(), .numpy() and .tolist() do): rotary positions sit between W^Q and the scores, which learn through "
+        "them; compute from q itself, q.double() or q[0::2]")
+    w = torch.linspace(-1, 1, 8)
+    got, = torch.autograd.grad((out * w).sum(), q)
+    want, = torch.autograd.grad((rotate(q[None], start=3)[0] * w).sum(), q)
+    assert torch.allclose(got, want, rtol=1e-4, atol=1e-5), (f"a query that requires gradients: your gradient through q is not the rotation's "
+                                                          f"({where_differ(got, want, 'coordinate')}): turn q with torch's operations, autograd on")
+
+
 # %% ../../nbs/course_since2017.ipynb #cs14b004
 @report
 def check_rotate(rotate_query) -> str:
@@ -292,7 +383,8 @@ def check_rotate(rotate_query) -> str:
         assert got.is_floating_point(), f"{case}: your output is {got.dtype}: return q's floats turned, not whole numbers"
         got, want = got.double(), want.double()                              # float64 of a float32 query: the same values, accepted
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
-        why = next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) + _rotate_odd(q, m) + _rotate_seq(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
+        why = _rotate_state(rotate_query) or next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) + _rotate_odd(q, m) + _rotate_seq(q, m) + _rotate_added(q, m)
+                                                   if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
         at0 = "at position 0 the angle is 0 and the rotation the identity: q must come back unchanged, and yours moved it" if m == 0 else ""
         assert why is None, f"{case}: {at0 + ('; ' if at0 else '')}{why}"
         assert not at0, f"{case}: {at0} ({where_differ(got, want, 'coordinate')})"
@@ -303,12 +395,14 @@ def check_rotate(rotate_query) -> str:
     q = torch.randn(16, dtype=torch.float64, generator=gen); got = rotate_query(q, 7)
     assert got.dtype == torch.float64, (f"a float64 query: your output is {got.dtype}, which rounds q's 16 digits to 7: keep q's dtype, "
                                         ".to(q.dtype), not .float() (a float64 result of a float32 query is accepted: it loses nothing)")
+    _rotate_grad(rotate_query)
     return "rotate_query turns each pair of coordinates by its own angle m * theta_i, as rotate does"
 
 # %% ../../nbs/course_since2017.ipynb #cs14c001
 def _group_rest(got, k, g, want) -> str:
     "For grouped keys no listed slip explains: whether the heads of each group agree (the repeat) and whether their one head is the group's mean."
     B, h, n, d = k.shape; r = h // g
+    if (read := _group_map(got, k, g)): return f"{where_differ(got, want, 'batch head position coordinate')}: {read}"
     v = got.reshape(B, g, r, n, d)
     where = where_differ(got, want, 'batch head position coordinate')
     if not torch.allclose(v, v[:, :, :1].expand_as(v), rtol=1e-4, atol=1e-5):
@@ -324,6 +418,8 @@ def _group_layout(group_heads, k, g, want, err) -> str:
     if not (isinstance(got, torch.Tensor) and got.shape == want.transpose(1, 2).shape and torch.allclose(got, want.transpose(1, 2), rtol=1e-4, atol=1e-5)): raise err
     return f"your group_heads raised RuntimeError ({str(err).splitlines()[0][:60]}) and gives the right keys for k laid out (B, n, h, d), flash attention's layout: this exercise's k is (B, h, n, d) = {tuple(k.shape)}, the heads on axis 1, as 02's split_heads leaves them"
 
+
+# %% ../../nbs/course_since2017.ipynb #a39g1403
 def _group_slips(k, g) -> list[tuple[str, torch.Tensor]]:
     "(likely mistake, what it gives) for the keys `k` (B, h, n, d) in `g` groups: each a slip `check_group_kv` names."
     B, h, n, d = k.shape; r = h // g
@@ -393,6 +489,44 @@ def _group_grad(group_heads):
         "torch.no_grad(), detached, or rebuilt from numbers): the grouped keys feed attention inside a model that learns w_k through them; "
         "compute them with torch's operations, autograd on")
 
+# %% ../../nbs/course_since2017.ipynb #a39g1401
+def _group_map(got, k, g) -> str | None:
+    "If each head of `got` is one group's mean, but not that of its own group i // (h/g): the groups each head read named, else None."
+    B, h, n, d = k.shape; r = h // g
+    means = k.reshape(B, g, r, n, d).mean(2)
+    read = [next((j for j in range(g) if torch.allclose(got[:, i], means[:, j], rtol=1e-4, atol=1e-5)), None) for i in range(h)]
+    if None in read or read == [i // r for i in range(h)]: return None
+    ceil = read == [(math.ceil(i * g / h) - 1) % g for i in range(h)]
+    return (f"each head holds a group's mean, but heads 0 to {h - 1} read the groups {read}, where head i reads group i // (h/g), "
+            f"{[i // r for i in range(h)]}" + (": the paper's ceil(i g / h) counts the heads from 1; with heads counted from 0, head 0 gives -1, the last group"
+            if ceil else "") + "; repeat each group's mean in place, repeat_interleave(h // g, dim=1)")
+
+def _group_shape(got, k, g) -> str:
+    "For an output of the wrong shape: each group's head repeated along another axis than the heads' named, else ''."
+    B, h, n, d = k.shape; r = h // g; base = [B, g, n, d]
+    names = ('the batch', 'the heads', 'the positions', 'the coordinates')
+    means = k.reshape(B, g, r, n, d).mean(2)
+    ax = next((a for a in (0, 2, 3) if got.dim() == 4 and list(got.shape) == [s * r if i == a else s for i, s in enumerate(base)]
+               and any(torch.allclose(got, x, rtol=1e-4, atol=1e-5) for x in (means.repeat_interleave(r, a), means.repeat(*[r if i == a else 1 for i in range(4)])))), None) if r > 1 else None
+    return "" if ax is None else (f": each group's head was repeated along axis {ax}, {names[ax]} (repeat_interleave(h // g, dim={ax}), or a repeat "
+                                  "that tiles it), not along the heads, axis 1: repeat_interleave(h // g, dim=1)")
+
+def _group_raised(group_heads, k, g, want, err) -> str:
+    "For a `group_heads` that raised `err`: h read from the batch axis (right when B = h), a size h / g that is a float, or the layout (B, n, h, d); else `err` again."
+    B, h, n, d = k.shape
+    if isinstance(err, TypeError) and 'float' in str(err):
+        return (f"your group_heads raised TypeError ({str(err)[:60]}): h / g is a float, {h / g}, and a tensor's size is a whole number; "
+                "divide with //, h // g")
+    kb = torch.randn(h, h, n, d, generator=torch.Generator().manual_seed(7))         # a batch as large as the heads
+    try: ok = torch.allclose(group_heads(kb.clone(), g), kb.view(h, g, h // g, n, d).mean(2).repeat_interleave(h // g, 1), rtol=1e-4, atol=1e-5)
+    except Exception: ok = False
+    if ok and B != h:
+        return (f"your group_heads raised {type(err).__name__} ({str(err).splitlines()[0][:60]}) and is right when the batch has as many rows as "
+                f"there are heads: yours reads h from axis 0, the batch (len(k), or k.shape[0]); k is (B, h, n, d), so h = k.shape[1] = {h}")
+    if not isinstance(err, RuntimeError): raise err
+    return _group_layout(group_heads, k, g, want, err)
+
+
 # %% ../../nbs/course_since2017.ipynb #cs14c004
 @report
 def check_group_kv(group_heads) -> str:
@@ -403,14 +537,14 @@ def check_group_kv(group_heads) -> str:
         k = mha.split_heads(mha.w_k(x), mha.d_k).detach()                    # (B, h, n, d): 02's keys
         want = mha.split_heads(GroupedKV(mha.w_k, h, g)(x), mha.d_k).detach()   # GroupedKV's: the mean of the weights, the same function
         try: got = call_kept(group_heads, dict(k=k, g=g), case)
-        except RuntimeError as e: raise AssertionError(f"{case}: {_group_layout(group_heads, k, g, want, e)}") from None
+        except (RuntimeError, TypeError) as e: raise AssertionError(f"{case}: {_group_raised(group_heads, k, g, want, e)}") from None
         assert isinstance(got, torch.Tensor), f"{case}: return a tensor, the keys of h heads, not a {type(got).__name__}"
         assert got.shape != (2, g, 3, 8) or g == h, f"{case}: your output has {g} heads: return h = {h} heads, each group's head repeated for its h/g heads, (B, h, n, d)"
         assert not (got.shape == (2, h * (h // g), 3, 8) and h != g and torch.allclose(got, k.repeat_interleave(h // g, 1))), (f"{case}: your output "
             f"has {h * (h // g)} heads, each of the h = {h} heads repeated h/g = {h // g} times with no mean (Hugging Face's repeat_kv, made for "
             f"the g key heads a GQA model stores): average each group first, k.view(B, g, h // g, n, d).mean(2), then repeat_interleave(h // g, dim=1)")
         times = got.shape[1] // g if got.dim() == 4 and tuple(got.shape[::2]) == tuple(k.shape[::2]) and got.shape[1] % g == 0 else None
-        assert got.shape == k.shape, f"{case}: your output has shape {tuple(got.shape)}, expected (B, h, n, d) = {tuple(k.shape)}" + (
+        assert got.shape == k.shape, f"{case}: your output has shape {tuple(got.shape)}, expected (B, h, n, d) = {tuple(k.shape)}" + _group_shape(got, k, g) + ("" if _group_shape(got, k, g) else
             f": each group's head is repeated {times} times (repeat_interleave({times})?), and it stands for h/g = {h // g} heads: "
             f"repeat_interleave(h // g, dim=1), {h} // {g} = {h // g}" if times and times != h // g and got.shape[3] == k.shape[3] else
             f": a batch of one, where k has {k.shape[0]} (k[0] grouped?): keep the batch axis, k.view(B, g, h // g, n, d)" if got.dim() == 4 and got.shape[0] == 1 and got.shape[1:] == k.shape[1:] else "")

@@ -121,7 +121,16 @@ def _noise_rest(recs:list, ids:list, want:list) -> str:
 # %% ../../nbs/course_variations.ipynb #a33h1201
 def _noise_call(fn, name:str, recs:list[dict]):
     "Your `fn` on a copy of the records `recs`: a list it reordered or changed in place, named."
-    mine = [dict(r) for r in recs]; got = fn(mine)
+    mine = [dict(r) for r in recs]
+    try: got = fn(mine)
+    except KeyError as e:
+        if e.args and e.args[0] in ('id', 'variant', 'bleu'): raise
+        raise AssertionError(f"case '{name}': your function read r[{e.args[0]!r}], a field these records do not carry: a record holds 'id', 'variant' "
+                             "and 'bleu' (the stored runs carry more, a table need not); find the base run by its id, r['id'] == 'base', and its seeds "
+                             "by their variant, r['variant'] == 'base'") from None
+    assert len(mine) == len(recs), (f"case '{name}': your function " + ("removed records from" if len(mine) < len(recs) else "added records to")
+                                    + f" the list it was given ({len(recs)} records became {len(mine)}: recs.remove, pop or append?): the caller's table "
+                                    "is read again after the call; find the base run with next(...), and build new lists, leaving recs as it was")
     assert mine == recs, (f"case '{name}': your function changed the records it was given in place (" + ("reordered them: a sort() of "
                           "the caller's list" if sorted(map(str, mine)) == sorted(map(str, recs)) else "edited them") + "): the caller's "
                           "table is read again after the call; sort a copy, sorted(recs, key=...), and leave the records as they were")
@@ -132,7 +141,9 @@ def _noise_call(fn, name:str, recs:list[dict]):
 _NOISE_PROBES = [   # (name, [(id, variant, bleu)], the ids beyond the noise, in the records' order): tried once every table above passes
     ("a variant just beyond the spread", [('base', 'base', 30.0), ('base-seed1', 'base', 30.5), ('P', 'P', 30.54), ('Q', 'Q', 29.46), ('R', 'R', 29.6)], ['P', 'Q']),
     ("ids in no sorted order", [('base', 'base', 30.0), ('base-seed1', 'base', 31.0), ('Z-late', 'Z', 27.0), ('A-early', 'A', 31.2), ('M', 'M', 28.0)],
-     ['Z-late', 'A-early', 'M'])]   # by id: A, M, Z; by |d|: Z (3), M (2), A (1.2)
+     ['Z-late', 'A-early', 'M']),   # by id: A, M, Z; by |d|: Z (3), M (2), A (1.2)
+    ("variants with two seeds each", [('base', 'base', 30.0), ('base-seed1', 'base', 31.0), ('A', 'A', 32.5), ('A-seed1', 'A', 30.5),
+                                      ('B', 'B', 29.8), ('B-seed1', 'B', 28.0)], ['A', 'B-seed1'])]   # averaged: all four; a variant's last run: B-seed1, its first: A
 
 def _noise_order(fn, cases:list, raws:list):
     "Your ids in the records' order on every table, and on two more: one whose variants pass the spread by less than 0.05 (rounding hides them)."
@@ -141,6 +152,7 @@ def _noise_order(fn, cases:list, raws:list):
         base = next(r['bleu'] for r in recs if r['id'] == 'base'); d = {r['id']: abs(r['bleu'] - base) for r in recs}
         assert sorted(got) == sorted(want) or sorted(got) != sorted(x for x in want if round(d[x], 1) > 0.5), (f"case '{name}': got {got}, want {want}: "
             "the differences were rounded before comparing (0.54 rounds to 0.5, no longer beyond the spread 0.5): compare |BLEU - base BLEU| unrounded, round only to print")
+        assert sorted(got) == sorted(want) or (why := _noise_seeds(recs, got)) is None, f"case '{name}': got {got}, want {want}. Likely mistake: {why}"
         assert sorted(got) == sorted(want), f"case '{name}': got {got}, want {want}"
         assert got == want, (f"case '{name}': got {got}, the right ids in another order" + (", sorted by id" if got == sorted(want) else ", by the size "
             "of the difference" if got in (sorted(want, key=d.get), sorted(want, key=d.get, reverse=True)) else "") + f": return them in the records' order, {want}, a list built as you go through recs")
@@ -155,6 +167,58 @@ def _noise_units(recs:list[dict]) -> list[tuple[str, list]]:
            (f"the differences were rounded to {k} decimal{'s' * (k != 1)} before comparing (as a table prints them): compare |BLEU - base BLEU| "
             "unrounded with the spread, and round only to print", [r['id'] for r in recs if r['variant'] != 'base' and round(abs(r['bleu'] - base), k) > rnd(spread, k)])
            for k in (0, 1, 2) for rnd in (round, lambda x, k: x)]
+
+# %% ../../nbs/course_variations.ipynb #a39v1201
+def _noise_others(recs:list[dict]) -> list[tuple[str, list]]:
+    "(likely mistake, the ids it gives): each variant measured from the last run of 'base' or from its nearest run of 'base'; the variants within the spread returned."
+    runs = [r['bleu'] for r in recs if r['variant'] == 'base']; own = next(r['bleu'] for r in recs if r['id'] == 'base')
+    var = [r for r in recs if r['variant'] != 'base']
+    spread = max([abs(x - own) for r in recs if r['variant'] == 'base' and r['id'] != 'base' for x in (r['bleu'],)] or [0.0])
+    paired = {r.get('seed'): r['bleu'] for r in recs if r['variant'] == 'base'}                # a dict of the base runs by seed: the last one of each
+    return [("each variant is measured from the run of 'base' with its own seed, r.get('seed') (these records carry none, so every variant meets the last "
+             "run of 'base'): there is nothing to pair here; measure every variant from the run whose id is 'base'",
+             [r['id'] for r in var if abs(r['bleu'] - paired.get(r.get('seed'), own)) > spread]),
+            ("each variant is measured from the last run of variant 'base' (a loop, or a dict of the base runs, keeps the last): measure every "
+             "variant from the run whose id is 'base'", [r['id'] for r in var if abs(r['bleu'] - runs[-1]) > spread]),
+            ("each variant is measured from its nearest run of 'base', min |BLEU - run|: measure every variant from the run whose id is 'base' alone; "
+             "the other runs of 'base' only set the spread", [r['id'] for r in var if min(abs(r['bleu'] - x) for x in runs) > spread]),
+            ("yours returns the variants within the spread, |BLEU - base BLEU| <= spread, the complement: keep those beyond it, > spread",
+             [r['id'] for r in var if abs(r['bleu'] - own) <= spread])]
+
+def _noise_kept(cases:list, answers:list) -> str | None:
+    "Whether your ids on every table come from the first table's base BLEU or spread (kept between calls, in a global or a default argument): that named, else None."
+    base0 = next(r['bleu'] for r in cases[0][1] if r['id'] == 'base')
+    spread0 = max(abs(r['bleu'] - base0) for r in cases[0][1] if r['variant'] == 'base' and r['id'] != 'base')
+    for what, pick in (("base BLEU and spread", lambda b, s: (base0, spread0)), ("base BLEU", lambda b, s: (base0, s))):   # a spread kept alone is one fixed threshold, named as such
+        ids = []
+        for _, rs, _ in cases:
+            b = next(r['bleu'] for r in rs if r['id'] == 'base'); s = max(abs(r['bleu'] - b) for r in rs if r['variant'] == 'base' and r['id'] != 'base')
+            b, s = pick(b, s); ids.append(sorted(r['id'] for r in rs if r['variant'] != 'base' and abs(r['bleu'] - b) > s))
+        if ids == answers and any(a != sorted(w) for a, (_, _, w) in zip(answers, cases)):
+            return (f"every table after the first is read with the first table's {what} ({base0:g}" + (f", spread {spread0:g}" if 'spread' in what else "") + "): yours keeps them between calls "
+                    "(a global or a default argument filled at the first call); compute them from each call's own recs")
+    return None
+
+
+# %% ../../nbs/course_variations.ipynb #a39v1210
+def _noise_seeds(recs:list[dict], got:list) -> str | None:
+    "For a table whose variants have several runs: yours named if it averaged each variant's runs, or kept one run per variant; else None."
+    base = next(r['bleu'] for r in recs if r['id'] == 'base')
+    spread = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')
+    by = {}
+    for r in recs:
+        if r['variant'] != 'base': by.setdefault(r['variant'], []).append(r)
+    mean = [r['id'] for rs in by.values() if abs(sum(r['bleu'] for r in rs) / len(rs) - base) > spread for r in rs]
+    one = {}
+    for k, which in ((-1, 'last'), (0, 'first')):
+        one[which] = [rs[k]['id'] for rs in by.values() if abs(rs[k]['bleu'] - base) > spread]
+    if sorted(got) == sorted(mean):
+        return ("each variant's runs were averaged and its ids kept or dropped together: a run of a variant (another seed) is a record of its "
+                "own; compare each record's |BLEU - base BLEU| with the spread")
+    which = next((w for w, ids in one.items() if sorted(got) == sorted(ids)), None)
+    return None if which is None else (f"one run per variant, its {which} (a dict keyed by the variant keeps one record each): a variant's other runs "
+                                       "(other seeds) are records too; go through every record of recs")
+
 
 # %% ../../nbs/course_variations.ipynb #a35v1201
 def _noise_centres(recs:list[dict]) -> list[tuple[str, list]]:
@@ -176,13 +240,15 @@ def _noise_centres(recs:list[dict]) -> list[tuple[str, list]]:
 
 _NOISE_SPLIT = [('base', 'base', 30.0), ('s1', 'base', 31.0), ('s2', 'base', 31.6), ('s3', 'base', 27.0), ('A', 'A', 31.9), ('B', 'B', 27.5),
                 ('C', 'C', 32.95), ('D', 'D', 26.8)]   # spreads: 3 the right one, 2.9 from the mean, 2.3 half the range, 1.77 the sd: each keeps other ids
+_NOISE_SPLIT2 = [('base', 'base', 30.0), ('s1', 'base', 31.0), ('s2', 'base', 29.5), ('A', 'A', 31.6), ('B', 'B', 27.9)]   # the nearest base run: B alone; rounded: A and B
 
 def _noise_pick(fn, alts:list, answers:list) -> str | None:
     "The mistake whose ids are yours on every table; where several are, the one that also gives yours on `_NOISE_SPLIT`, which tells them apart."
     fits = [k for k in range(len(alts[0])) if all(sorted(alt[k][1]) == a for alt, a in zip(alts, answers))]
-    if len({alts[0][k][0] for k in fits}) > 1:
-        recs = [dict(id=i, variant=v, bleu=b) for i, v, b in _NOISE_SPLIT]
-        try: got, split = sorted(fn([dict(r) for r in recs])), _noise_mistakes(recs) + _noise_units(recs) + _noise_centres(recs)
+    for table in (_NOISE_SPLIT, _NOISE_SPLIT2):
+        if len({alts[0][k][0] for k in fits}) < 2: break
+        recs = [dict(id=i, variant=v, bleu=b) for i, v, b in table]
+        try: got, split = sorted(fn([dict(r) for r in recs])), _noise_mistakes(recs) + _noise_units(recs) + _noise_centres(recs) + _noise_others(recs)
         except Exception: got = split = None
         fits = [k for k in fits if split and sorted(split[k][1]) == got] or fits
     return alts[0][fits[0]][0] if fits else None
@@ -209,7 +275,7 @@ def check_beyond_noise(fn, path='../results/table3_fp32.json') -> str:
     wrong = [(name, recs, want, ids) for (name, recs, want), ids in zip(cases, answers) if ids != sorted(want)]
     if not wrong: _noise_order(fn, cases, raws); return f"{fn.__name__} finds the variants beyond the noise in {len(cases)} tables"
     name, recs, want, ids = wrong[0]
-    alts = [_noise_mistakes(rs) + _noise_units(rs) + _noise_centres(rs) for _, rs, _ in cases]            # per table: [(mistake, its ids)], the same mistakes in order
+    alts = [_noise_mistakes(rs) + _noise_units(rs) + _noise_centres(rs) + _noise_others(rs) for _, rs, _ in cases]            # per table: [(mistake, its ids)], the same mistakes in order
     def fixed() -> bool:                                           # one threshold T for every table: the ids are those with |d| > T
         lo, hi = 0.0, math.inf
         for (_, rs, _), a in zip(cases, answers):
@@ -220,7 +286,7 @@ def check_beyond_noise(fn, path='../results/table3_fp32.json') -> str:
         return lo < hi
     hint = ("the other runs of 'base' are the noise, not variants: leave out every record whose variant is 'base'"
             if any(r['variant'] == 'base' for r in recs if r['id'] in ids) else
-            _noise_pick(fn, alts, answers) or
+            _noise_kept(cases, answers) or _noise_pick(fn, alts, answers) or
             ("one fixed threshold for every table: the spread comes from each table's own runs of 'base', the largest "
              f"|BLEU - base BLEU| among them; {_noise_rest(recs, ids, want)}" if fixed() else
              _noise_rest(recs, ids, want)))
@@ -331,6 +397,35 @@ _HEADS_READINGS += [("the last head is never read: range(w.shape[0] - 1) stops o
                     ("the first row of `rows` was left out (rows[1:], or a loop from 1): every row listed counts, for r in rows",
                      lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows[1:])))]
 
+# %% ../../nbs/course_variations.ipynb #a39v1203
+_HEADS_READINGS += [("range(1, w.shape[0]) with w[h]: head h + 1's map is reported under the number h, and the first head is never read; loop "
+                     "over range(w.shape[0]), read w[h] and return h + 1",
+                     lambda w, rows, col: [h for h in range(1, w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]),
+                    ("one verdict for every head: all() over the whole (heads, rows) block, (w[:, rows].argmax(-1) == col).all(), keeps every head "
+                     "or none; take it for each head, .all(-1) or all(...) inside the loop over h",
+                     lambda w, rows, col: _heads(w, lambda h: bool((w[:, list(rows)].argmax(-1) == col).all()))),
+                    ("a head is listed once for each row of `rows` that looks at col (a loop over the rows inside the loop over the heads): list "
+                     "each head once, when every row of `rows` looks hardest at col, all(...)",
+                     lambda w, rows, col: [h + 1 for h in range(w.shape[0]) for r in rows if w[h, r].argmax() == col])]
+
+
+# %% ../../nbs/course_variations.ipynb #a39v1206
+_HEADS_SET = "return a list of the head numbers in increasing order, as a loop over range(w.shape[0]) builds it: a set keeps no order of its own"
+
+def _heads_more(heads_looking, cases:list, answers:list, readings:list) -> str | None:
+    "For answers no reading explains: a head listed twice, or the right heads for w[None] (a batch axis assumed, w[0] taken): named, else None."
+    fits = lambda: any(all(f(w, r, c) == a for (_, w, r, c, _), a in zip(cases, answers)) for _, f in readings)
+    twice = next(((name, got) for (name, *_), got in zip(cases, answers) if len(set(got)) < len(got)), None)
+    if twice and not fits():
+        return (f"case '{twice[0]}': got heads {twice[1]}: head {next(h for h in twice[1] if twice[1].count(h) > 1)} is listed more than once (once for "
+                "each row that looks at col?): list each head once, when every row of `rows` looks hardest at col, all(...)")
+    try: batch = [[int(h) for h in heads_looking(w[None], rows, col)] for _, w, rows, col, _ in cases]
+    except Exception: return None
+    if batch != [want for *_, want in cases] or answers == batch: return None
+    return (f"case '{cases[0][0]}': got heads {answers[0]}, the maps give {cases[0][4]}; yours gives the right heads for w[None], a batch of one "
+            "(B, h, n_q, n_k) as attention_maps holds them: here w is one sentence's map of one layer, (h, n_q, n_k), with no batch axis; head h is w[h], no w[0] first")
+
+
 # %% ../../nbs/course_variations.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
     "For heads no listed reading explains: each head yours adds or leaves out, with where its rows put their largest weight."
@@ -380,6 +475,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
     for name, w, rows, col, want in cases:
         try: got = heads_looking(w, rows, col)
         except IndexError as e: raise AssertionError(f"case '{name}': {heads_looking.__name__} raised IndexError ({e}): {_heads_axes(heads_looking)}") from None
+        assert not isinstance(got, (set, frozenset, dict)), f"case '{name}': got a {type(got).__name__}, {got}; {_HEADS_SET}"
         if isinstance(got, torch.Tensor) and got.dtype == torch.bool or (
                 isinstance(got, (list, tuple, torch.Tensor)) and len(got) == w.shape[0] and set(map(int, got)) <= {0, 1} and
                 [h + 1 for h, b in enumerate(got) if b] == want and want != [int(x) for x in got]):
@@ -390,6 +486,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
         try: answers.append([int(h) for h in got])
         except (TypeError, ValueError): raise AssertionError(f"case '{name}': got {got!r}; return a list of head numbers (ints)")
     readings = _HEADS_READINGS
+    assert (more := _heads_more(heads_looking, cases, answers, readings)) is None, more
     for (name, w, rows, col, want), got in zip(cases, answers):
         if got == want: continue
         hint = next((h for h, f in readings if all(f(w2, r2, c2) == a for (_, w2, r2, c2, _), a in zip(cases, answers))),
@@ -401,6 +498,11 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
 def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int, keys=()) -> str:
     "Why the variants `g` of row `row` are not named as `w`: other numbers of heads (or key sizes) named as they should be, or other names."
     key, pat = ('h', r'A-h\d+') if row == 'A' else ('d_k', r'B-dk\d+')
+    own = f'A-h{h}' if row == 'A' else f'B-dk{dk}'
+    if own in g and own not in w and len(g) < len(w) and isinstance(g[own], dict) and g[own].get(key) != (h if row == 'A' else dk):
+        return (f"{case}: row ({row}) holds one variant, {own}, named from the base's own {'h' if row == 'A' else 'd_k'} = {h if row == 'A' else dk}: each "
+                f"variant overwrote the one before under that name, and the last, {key} = {g[own].get(key)}, is left; name each by its own "
+                + ("number of heads, f'A-h{k}'" if row == 'A' else "key size, f'B-dk{k}'"))
     if g and all(re.fullmatch(pat, str(k)) for k in g) and all(isinstance(v, dict) and key in v for v in g.values()):
         have, want = sorted(v[key] for v in g.values()), sorted(v[key] for v in w.values())
         if have == want and row == 'A':
@@ -435,7 +537,12 @@ def _rows_ab_fields(case:str, k:str, g:dict, w:dict, d:int, h:int, dk:int) -> st
 # %% ../../nbs/course_variations.ipynb #a22v1201
 def _rows_ab_call(rows_ab, base:dict, case:str):
     "Your `rows_ab` on a copy of the preset `base`: a preset it changed (a field filled in or overwritten), named."
-    mine = dict(base); got = rows_ab(mine)
+    mine = dict(base)
+    try: got = rows_ab(mine)
+    except KeyError as e:
+        if not e.args or e.args[0] in base: raise
+        raise AssertionError(f"{case}: rows_ab raised KeyError ({e.args[0]!r}): the preset has no {e.args[0]} (its fields: {', '.join(base)}); a preset sets "
+                             "d_k only when its heads are not d_model / h: d_k = base.get('d_k') or d_model // h") from None
     changed = sorted(k for k in {*base, *mine} if base.get(k, None) != mine.get(k, None))
     assert not changed, (f"{case}: your rows_ab changed the preset it was given ({', '.join(f'{k}={mine.get(k)!r}' for k in changed)}): "
                          "PRESETS is shared by every run; read its fields into names of your own, d_k = base.get('d_k') or d_model // h")
@@ -449,6 +556,20 @@ def _rows_ab_types(case:str, got:dict):
     assert extra is None, (f"{case}: {extra} holds {', '.join(sorted(set(got[extra]) - {'h', 'd_k', 'd_v'}))} too, the base's whole "
                            "configuration: return the overrides alone, the fields each row changes (h, d_k and d_v for (A); d_k and d_v for (B))")
     assert (odd := next(((k, f, v) for k, o in got.items() if isinstance(o, dict) for f, v in o.items() if isinstance(v, float)), None)) is None, f"{case}: {odd[0]} has {odd[1]}={odd[2]!r}, a float: sizes are whole numbers, d // k (integer division), as nn.Linear takes them"
+
+
+# %% ../../nbs/course_variations.ipynb #a39v1208
+def _rows_ab_more(case:str, got, want:dict):
+    "A result that is no dict; rows (A) and (B) right with more rows beside them; one dict shared by several entries: each named."
+    assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
+    ab = {k: v for k, v in got.items() if str(k)[:2] in ('A-', 'B-')}
+    more = sorted(map(str, set(got) - set(ab)))
+    assert not (ab == want and more), (f"{case} returns more than rows (A) and (B): {', '.join(more[:5])}{', ...' if len(more) > 5 else ''}"
+                                       + (" (table3_variants' whole table?)" if any(k[:2] in ('C-', 'D-', 'E-') or k == 'big' for k in more) else "")
+                                       + ": return rows (A) and (B) alone")
+    one = next((v for k, v in got.items() if isinstance(v, dict) and any(v is u for j, u in got.items() if j != k)), None) if got != want else None
+    assert one is None, (f"{case}: {', '.join(str(k) for k, v in got.items() if v is one)} are one dict, shared: each change made through it shows in all "
+                         f"of them, so they all hold {one}; make a new dict for each variant inside the loop, dict(h=k, d_k=d // k, d_v=d // k)")
 
 
 # %% ../../nbs/course_variations.ipynb #a26v0010
@@ -477,7 +598,7 @@ def check_rows_ab(rows_ab) -> str:
         try: got = _rows_ab_call(rows_ab, base, case)
         except ZeroDivisionError:
             raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)") from None
-        assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
+        _rows_ab_more(case, got, want)
         _rows_ab_types(case, got)
         if got == want: continue
         for row in ('A', 'B'):
