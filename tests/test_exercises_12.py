@@ -259,6 +259,9 @@ def _rows_by(A=lambda k, d, h, dk, dv: dict(h=k, d_k=d // k, d_v=d // k), B=lamb
      r"a base with its own d_k\) .*: A-h1: d_k is 128, expected 256: h x d_k stays the base's 128, yet row \(A\) divides d_model = 256"),
     (_rows_by(B=lambda x, d, h, dk, dv: dict(h=h, d_k=x, d_v=dv)), r"B-dk16: h is 8, which row \(B\) does not set: row \(B\) keeps the base's h: set d_k and d_v only"),
     (_rows_by(A=lambda k, d, h, dk, dv: dict(h=k, d_k=d // k)), r"A-h1: d_v is None, expected 512: A-h1 has no d_v"),
+    (_rows_by(A=lambda k, d, h, dk, dv: dict(h=k)),                   # row (A) read as "change h", the head size left to the base
+     r"A-h1 sets h alone, \{'h': 1\}: row \(A\) keeps the computation constant, so each variant also sets d_k = d_v = d_model // h = 512 // 1 = 512; "
+     r"without them its heads keep the base's size, 64"),
 ])
 def test_rows_ab_mistakes_nobody_listed_are_named_field_by_field(answer, says):
     assert_rejects(_ex.check_rows_ab, answer, says=says)

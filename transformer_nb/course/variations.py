@@ -521,6 +521,9 @@ def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int, keys=()) ->
 def _rows_ab_fields(case:str, k:str, g:dict, w:dict, d:int, h:int, dk:int) -> str:
     "Which fields of the variant `k` differ (`g` yours, `w` the right overrides), each with the rule it breaks."
     if not isinstance(g, dict): return f"{case}: {k} is {g!r}, not {w}: each variant is a dict of overrides"
+    if k.startswith('A') and g.get('h') == w.get('h') and not {'d_k', 'd_v'} & set(g):
+        return (f"{case}: {k} sets h alone, {g}: row (A) keeps the computation constant, so each variant also sets d_k = d_v = "
+                f"d_model // h = {d} // {w['h']} = {w['d_k']}; without them its heads keep the base's size, {dk}, and the work grows with h")
     out = []
     for f in sorted(set(g) | set(w)):
         a, b = g.get(f), w.get(f)
