@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, the thirty-ninth, `39`, of notebooks 11 to 14 alone, the fortieth, `40`, and the forty-first, `41`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, the thirty-sixth, `36`, of notebooks 00 to 03 alone, the thirty-ninth, `39`, of notebooks 11 to 14 alone, the fortieth, `40`, and the forty-first, `41`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `thirty-ninth` for 39, `fortieth` for 40, `forty-first` for 41; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `thirty-sixth` for 36, `thirty-ninth` for 39, `fortieth` for 40, `forty-first` for 41; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -543,6 +543,44 @@ SETS = {
               ('first_run', '14_since_2017', 'h / g (true division) in the shape: a float size'): 'generic',
            },
            {('14_since_2017', "computed in float64 and returned so (no cast back to q's dtype)")}),   # check_rotate accepts a float64 rotation of a float32 query on purpose (it loses nothing): a right answer there
+    '36': ('thirty-sixth', 'blind_answers_36_set', {
+              ('first_run', '00_core', "the rows gathered in a mutable default list: a second call returns the first call's rows too"): 'misleading',
+              ('first_run', '00_core', 'the sentences as separate arguments (def pad_batch(*seqs, pad_id=PAD_ID))'): 'misleading',
+              ('first_run', '00_core', 'the width from sentences 1 .. B-1 (a 1-based habit): a longest first sentence cut'): 'misleading',
+              ('first_run', '00_core', 'np.resize to the width: a short sentence filled by repeating its own ids, not pad_id'): 'misleading',
+              ('first_run', '00_core', 'a bracket closed early, s + [pad_id * (n - len(s))]: one item appended, worth pad_id times the gap'): 'generic',
+              ('first_run', '01_attention', 'the zero fill keyed on mask.all, not mask.any: every row with a masked key zeroed'): 'generic',
+              ('first_run', '01_attention', 'the output taken before the zero fill: a fully masked query gets NaN outputs, zero weights'): 'generic',
+              ('first_run', '01_attention', 'cosine attention: q and k L2-normalised (Swin v2), no 1/sqrt(d_k)'): 'misleading',
+              ('first_run', '01_attention', 'sqrt(d_k) taken as a float32 tensor: float64 scores divided by a rounded scale'): 'misleading',
+              ('first_run', '01_attention', 'mask=None replaced by torch.ones_like(scores): a float mask that ~ refuses'): 'generic',
+              ('first_run', '01_attention', 'the mask inverted with 1 - mask (a bool tensor refuses -)'): 'misleading',
+              ('first_run', '01_attention', 'scores against the values (q v^T), the keys unused'): 'generic',
+              ('first_run', '01_attention', 'the scores floor-divided (//) by sqrt(d_k)'): 'misleading',
+              ('first_run', '01_attention', 'rows filled by slices m[i, i - w : i + w + 1]: a negative start wraps, the first rows empty'): 'generic',
+              ('first_run', '01_attention', 'the left end clamped at 1, not 0 (a 1-based habit): key 0 seen by no query but itself'): 'generic',
+              ('first_run', '01_attention', "a global first token (Longformer's): position 0 sees and is seen by every position"): 'generic',
+              ('first_run', '01_attention', "the two bounds joined with an unbracketed &: Python's precedence makes a chained comparison"): 'generic',
+              ('first_run', '02_multihead', 'merge loops to h - 1 (a C-style bound): the last head left out'): 'generic',
+              ('first_run', '02_multihead', 'split slices i*d : (i+1)*d - 1 (the inclusive end read as a stop): each head one feature short'): 'generic',
+              ('first_run', '02_multihead', 'merge casts to float32 (.float())'): 'generic',
+              ('first_run', '02_multihead', "split pre-scales the heads by d ** -0.5 (fairseq's query scaling)"): 'generic',
+              ('first_run', '02_multihead', "merge transposes the caller's tensor in place (transpose_)"): 'generic',
+              ('first_run', '02_multihead', 'load_from a classmethod that builds and returns a new LoopMHA, leaving self as it was'): 'misleading',
+              ('first_run', '02_multihead', 'a ReLU after W^O (every layer given an activation)'): 'generic',
+              ('first_run', '02_multihead', "the residual added inside the layer (x + W^O(...)), the sub-layer's Add taken in"): 'generic',
+              ('first_run', '02_multihead', "a LayerNorm after W^O (the sub-layer's Norm taken into the layer)"): 'generic',
+              ('first_run', '02_multihead', "forward(query, key, value, mask), the Annotated Transformer's signature"): 'generic',
+              ('first_run', '02_multihead', 'mask=None not handled: mask[:, 0] on None'): 'generic',
+              ('first_run', '02_multihead', 'heads.append outside the loop (its indent lost): only the last head kept'): 'generic',
+              ('first_run', '02_multihead', "the arguments (h, d_model), the Annotated Transformer's MultiHeadedAttention order"): 'generic',
+              ('first_run', '02_multihead', "head i's bias the single entry W.bias[i], broadcast over its d_k"): 'misleading',
+              ('first_run', '01_attention', 'mask without its default (def my_attention(q, k, v, mask))'): 'generic',
+              ('first_run', '02_multihead', 'split with the head size hd / h, a float: view refuses it'): 'generic',
+              ('first_run', '02_multihead', 'super().__init__() called after the layers are assigned'): 'generic',
+              ('first_run', '03_ffn', 'every state_dict entry sliced [..., 0], the biases too: load_state_dict refuses the sizes'): 'generic',
+              ('first_run', '03_ffn', "the input stack frozen to copy it (conv.requires_grad_(False)): the caller's convolutions no longer learn"): 'generic',
+           }, set()),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -396,3 +396,57 @@ def test_the_thirty_second_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t32_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+# ---------------------------------------------------------------- the thirty-sixth blind set's misses, and another learner's variant of each
+from nbtools import assert_rejects as _t36_rejects
+
+_T36_PRELUDE = _T32_PRELUDE   # the names the exercise's cell sees
+_T36 = {   # label: (the exercise, the answer's code, what its message must say)
+    'a zeros batch, then every 0 turned into pad_id: a real id 0 inside a sentence becomes a pad': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    out = torch.zeros(len(seqs), n, dtype=torch.long)\n    for i, s in enumerate(seqs): out[i, :len(s)] = torch.tensor(s, dtype=torch.long)\n    out[out == 0] = pad_id          # the empty places are the zeros\n    return out\n',
+        'the\\ id\\ 0\\ inside\\ a\\ sentence\\ became\\ pad_id=9'),
+    'variant: 0-padded rows, then torch.where(batch == 0, pad_id, batch)': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    t = torch.tensor([s + [0] * (n - len(s)) for s in seqs], dtype=torch.long)\n    return torch.where(t == 0, pad_id, t)',
+        'the\\ id\\ 0\\ inside\\ a\\ sentence\\ became\\ pad_id=9'),
+    "the rows gathered in a mutable default list: a second call returns the first call's rows too": ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID, rows=[]):\n    n = max(len(s) for s in seqs)\n    for s in seqs: rows.append(s + [pad_id] * (n - len(s)))\n    return torch.tensor(rows, dtype=torch.long)\n',
+        'rows\\ of\\ earlier\\ calls\\ are\\ still\\ there,\\ in\\ a\\ list\\ kept\\ between\\ calls'),
+    'variant: the rows gathered in a global list': ('pad_batch', '\n_ROWS = []\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    _ROWS.extend(list(s) + [pad_id] * (n - len(s)) for s in seqs)\n    return torch.tensor(_ROWS, dtype=torch.long)',
+        'rows\\ of\\ earlier\\ calls\\ are\\ still\\ there,\\ in\\ a\\ list\\ kept\\ between\\ calls'),
+    'a float32 batch filled, then .long(): ids above 2**24 rounded': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    out = torch.full((len(seqs), n), float(pad_id))\n    for i, s in enumerate(seqs): out[i, :len(s)] = torch.tensor(s, dtype=torch.float)\n    return out.long()               # ids are integers\n',
+        'the\\ id\\ 16777217\\ came\\ back\\ as\\ 16777216:\\ your\\ ids\\ went\\ through\\ float32'),
+    'variant: the rows as a float tensor, then .long()': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.float).long()',
+        'the\\ id\\ 16777217\\ came\\ back\\ as\\ 16777216'),
+    'the sentences as separate arguments (def pad_batch(*seqs, pad_id=PAD_ID))': ('pad_batch', '\ndef pad_batch(*seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)\n',
+        'pad_batch\\(\\*seqs\\),\\ each\\ sentence\\ its\\ own\\ argument,\\ pads\\ right'),
+    'variant: *seqs and no pad_id at all': ('pad_batch', '\ndef pad_batch(*seqs):\n    n = max(len(s) for s in seqs)\n    return torch.tensor([list(s) + [PAD_ID] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        'pad_batch\\(\\*seqs\\),\\ each\\ sentence\\ its\\ own\\ argument,\\ pads\\ right'),
+    'trailing ids equal to pad_id stripped before padding: a sentence ending in that id shortened': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    rows = []\n    for s in seqs:\n        s = list(s)\n        while s and s[-1] == pad_id: s = s[:-1]     # an already padded sentence: its pads off first\n        rows.append(s)\n    n = max(len(s) for s in rows)\n    return torch.tensor([s + [pad_id] * (n - len(s)) for s in rows], dtype=torch.long)\n',
+        "\\[2,\\ 5,\\ 7\\]\\ ends\\ in\\ 7,\\ pad_id's\\ value,\\ and\\ lost\\ it"),
+    'variant: the pads popped off each sentence first': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    rows = [list(s) for s in seqs]\n    for r in rows:\n        while r and r[-1] == pad_id: r.pop()\n    n = max(len(r) for r in rows)\n    return torch.tensor([r + [pad_id] * (n - len(r)) for r in rows], dtype=torch.long)',
+        "\\[2,\\ 5,\\ 7\\]\\ ends\\ in\\ 7,\\ pad_id's\\ value,\\ and\\ lost\\ it"),
+    'the width from sentences 1 .. B-1 (a 1-based habit): a longest first sentence cut': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max([len(seqs[i]) for i in range(1, len(seqs))] or [len(seqs[0])])\n    return torch.tensor([(s + [pad_id] * (n - len(s)))[:n] for s in seqs], dtype=torch.long)\n',
+        'your\\ width\\ is\\ the\\ longest\\ of\\ every\\ sentence\\ but\\ the\\ first'),
+    'variant: max(len(s) for s in seqs[1:]), the rows cut to it': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in (seqs[1:] or seqs))\n    return torch.tensor([list(s)[:n] + [pad_id] * (n - len(s[:n])) for s in seqs], dtype=torch.long)',
+        'your\\ width\\ is\\ the\\ longest\\ of\\ every\\ sentence\\ but\\ the\\ first'),
+    'at least one column (max(1, longest)): an all-empty batch gets a pad column': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(1, max(len(s) for s in seqs))     # never a batch of width 0\n    return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)\n',
+        'every\\ sentence\\ is\\ empty,\\ so\\ the\\ batch\\ has\\ no\\ column,\\ \\(B,\\ 0\\)'),
+    'variant: the width `or 1`': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs) or 1\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        'every\\ sentence\\ is\\ empty,\\ so\\ the\\ batch\\ has\\ no\\ column,\\ \\(B,\\ 0\\)'),
+    'np.resize to the width: a short sentence filled by repeating its own ids, not pad_id': ('pad_batch', '\nimport numpy as np\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    return torch.tensor(np.array([np.resize(np.array(s, dtype=np.int64), n) if s else np.full(n, pad_id) for s in seqs]), dtype=torch.long)\n',
+        "the\\ pad\\ slots\\ repeat\\ each\\ sentence's\\ own\\ ids"),
+    'variant: itertools.cycle to the width': ('pad_batch', '\nimport itertools\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    return torch.tensor([list(itertools.islice(itertools.cycle(s), n)) if s else [pad_id] * n for s in seqs], dtype=torch.long)',
+        "the\\ pad\\ slots\\ repeat\\ each\\ sentence's\\ own\\ ids"),
+    'a bracket closed early, s + [pad_id * (n - len(s))]: one item appended, worth pad_id times the gap': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    return torch.tensor([s + [pad_id * (n - len(s))] for s in seqs], dtype=torch.long)\n',
+        'every\\ row\\ got\\ one\\ item\\ more,\\ pad_id\\ times\\ the\\ gap'),
+    'variant: [*s, pad_id * (n - len(s))]': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    return torch.tensor([[*s, pad_id * (n - len(s))] for s in seqs], dtype=torch.long)',
+        'every\\ row\\ got\\ one\\ item\\ more,\\ pad_id\\ times\\ the\\ gap'),
+}
+
+@pytest.mark.parametrize('label', list(_T36))
+def test_the_thirty_sixth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T36[label]
+    ns = {}
+    exec(_T36_PRELUDE, ns); exec(src, ns)
+    calls = {'pad_batch': 'check_pad_batch(pad_batch)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t36_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -735,3 +735,85 @@ def test_a_rounding_that_maps_two_rs_to_one_band_is_not_called_a_cache():
         i = torch.arange(n)
         return ((i[None] - i[:, None]).abs() <= round(r / 2))[None, None]
     assert_rejects(check_restricted, restricted_mask, says=r'half-width .*the paper\'s is r // 2')
+
+# ---------------------------------------------------------------- the thirty-sixth blind set's misses, and another learner's variant of each
+from nbtools import assert_rejects as _t36_rejects
+
+_T36_PRELUDE = _T32_PRELUDE   # the names the exercise's cell sees
+_T36 = {   # label: (the exercise, the answer's code, what its message must say)
+    'the zero fill keyed on mask.all, not mask.any: every row with a masked key zeroed': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask.all(-1, keepdim=True), 0.0)   # the rows with nothing to see\n    return w @ v, w\n",
+        'every\\ query\\ with\\ a\\ masked\\ key\\ got\\ zero\\ weights,\\ not\\ only\\ those\\ with\\ no\\ allowed\\ key'),
+    'variant: torch.where(mask.all(-1, keepdim=True), w, 0)': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = torch.where(mask.all(-1, keepdim=True), w, 0.0)\n    return w @ v, w",
+        'every\\ query\\ with\\ a\\ masked\\ key\\ got\\ zero\\ weights,\\ not\\ only\\ those\\ with\\ no\\ allowed\\ key'),
+    'the output taken before the zero fill: a fully masked query gets NaN outputs, zero weights': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    out = w @ v\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return out, w\n",
+        'your\\ weights\\ there\\ are\\ zeros\\ and\\ the\\ output\\ is\\ NaN:\\ it\\ was\\ taken,\\ w\\ @\\ v,\\ before'),
+    'variant: the NaN weights cleaned by nan_to_num after w @ v': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1); out = w @ v\n    return out, torch.nan_to_num(w)",
+        'your\\ weights\\ there\\ are\\ zeros\\ and\\ the\\ output\\ is\\ NaN'),
+    'cosine attention: q and k L2-normalised (Swin v2), no 1/sqrt(d_k)': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).transpose(-2, -1)   # the scores bounded in [-1, 1]\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w\n",
+        'your\\ scores\\ are\\ cosine\\ similarities:'),
+    'variant: q and k divided by their norms, then by sqrt(d_k)': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    q, k = q / q.norm(dim=-1, keepdim=True), k / k.norm(dim=-1, keepdim=True)\n    s = q @ k.mT / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1).nan_to_num(0.0)\n    return w @ v, w",
+        'your\\ scores\\ are\\ cosine\\ similarities\\ divided\\ by\\ sqrt\\(d_k\\)'),
+    'the scale computed on the first call and kept (a global): a later d_k scaled by the first': ('attention', "\n_scale = None\ndef my_attention(q, k, v, mask=None):\n    global _scale\n    if _scale is None: _scale = 1 / math.sqrt(q.shape[-1])     # computed once\n    s = q @ k.transpose(-2, -1) * _scale\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w\n",
+        "are\\ scaled\\ by\\ 1/sqrt\\(8\\),\\ the\\ earlier\\ calls'\\ d_k"),
+    'variant: the scale kept in a mutable default': ('attention', "\ndef my_attention(q, k, v, mask=None, _scale=[]):\n    if not _scale: _scale.append(q.shape[-1] ** -0.5)\n    s = q @ k.mT * _scale[0]\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        "are\\ scaled\\ by\\ 1/sqrt\\(8\\),\\ the\\ earlier\\ calls'\\ d_k"),
+    'mask without its default (def my_attention(q, k, v, mask))': ('attention', "\ndef my_attention(q, k, v, mask):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w\n",
+        'with\\ no\\ mask,\\ raised\\ TypeError'),
+    'variant: the mask required, a keyword after it': ('attention', "\ndef my_attention(q, k, v, mask, *, scale=None):\n    s = q @ k.mT * (q.shape[-1] ** -0.5 if scale is None else scale)\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        'the\\ mask\\ is\\ optional,\\ give\\ it\\ a\\ default:\\ def\\ my_attention\\(q,\\ k,\\ v,\\ mask=None\\)'),
+    'sqrt(d_k) taken as a float32 tensor: float64 scores divided by a rounded scale': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / torch.sqrt(torch.tensor(q.shape[-1], dtype=torch.float32))\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w\n",
+        'sqrt\\(d_k\\)\\ was\\ taken\\ in\\ float32'),
+    'variant: torch.rsqrt of a float32 d_k': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.mT * torch.rsqrt(torch.tensor(float(q.shape[-1])))\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        'sqrt\\(d_k\\)\\ was\\ taken\\ in\\ float32'),
+    'mask=None replaced by torch.ones_like(scores): a float mask that ~ refuses': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is None: mask = torch.ones_like(s)       # no mask: every key allowed\n    s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1).masked_fill(~mask, 0.0)\n    return w @ v, w\n",
+        'with\\ no\\ mask\\ \\(mask=None\\)\\ your\\ function\\ raised\\ TypeError'),
+    'variant: mask=None replaced by torch.ones of the last two sizes': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is None: mask = torch.ones(s.shape[-2:])\n    s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1).masked_fill(~mask, 0.0)\n    return w @ v, w",
+        'with\\ no\\ mask\\ \\(mask=None\\)\\ your\\ function\\ raised\\ TypeError'),
+    'the mask inverted with 1 - mask (a bool tensor refuses -)': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(1 - mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(1 - mask, 0.0)\n    return w @ v, w\n",
+        'a\\ bool\\ mask\\ refuses\\ arithmetic,\\ 1\\ \\-\\ mask\\ or\\ \\-mask;\\ invert\\ it\\ with\\ \\~mask'),
+    'variant: the mask negated with -mask': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(-mask, float('-inf'))\n    w = s.softmax(-1).nan_to_num(0.0)\n    return w @ v, w",
+        'a\\ bool\\ mask\\ refuses\\ arithmetic,\\ 1\\ \\-\\ mask\\ or\\ \\-mask;\\ invert\\ it\\ with\\ \\~mask'),
+    'scores against the values (q v^T), the keys unused': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ v.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w\n",
+        "your\\ scores\\ take\\ the\\ values\\ in\\ the\\ keys'\\ place"),
+    'variant: the keys and the values swapped': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ v.mT / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1).nan_to_num(0.0)\n    return w @ k, w",
+        "your\\ scores\\ take\\ the\\ values\\ in\\ the\\ keys'\\ place"),
+    'the scores floor-divided (//) by sqrt(d_k)': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) // math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w\n",
+        'your\\ scores\\ are\\ whole\\ numbers,\\ q\\ k\\^T\\ /\\ sqrt\\(d_k\\)\\ rounded\\ down'),
+    "variant: torch.div with rounding_mode='floor'": ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = torch.div(q @ k.mT, math.sqrt(q.shape[-1]), rounding_mode='floor')\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1).nan_to_num(0.0)\n    return w @ v, w",
+        'your\\ scores\\ are\\ whole\\ numbers,\\ q\\ k\\^T\\ /\\ sqrt\\(d_k\\)\\ rounded\\ down'),
+    "keys equal to the zero vector masked as padding (Keras's Masking(mask_value=0.))": ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    real = (k != 0).any(-1)[..., None, :]              # a pad key is all zeros\n    mask = real if mask is None else mask & real\n    s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(-1).masked_fill(~mask, 0.0)\n    return w @ v, w\n",
+        'your\\ code\\ takes\\ zero\\ vectors\\ for\\ padding'),
+    'variant: keys whose absolute sum is 0 hidden': ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    hide = (k.abs().sum(-1) == 0)[..., None, :]\n    if mask is not None: hide = hide | ~mask\n    w = s.masked_fill(hide, float('-inf')).softmax(-1).nan_to_num(0.0)\n    return w @ v, w",
+        'your\\ code\\ takes\\ zero\\ vectors\\ for\\ padding'),
+    'rows filled by slices m[i, i - w : i + w + 1]: a negative start wraps, the first rows empty': ('restricted_mask', '\ndef restricted_mask(n, r):\n    w = r // 2\n    m = torch.zeros(n, n, dtype=torch.bool)\n    for i in range(n): m[i, i - w : i + w + 1] = True\n    return m[None, None]\n',
+        'for\\ the\\ first\\ queries\\ your\\ rows\\ are\\ empty\\ or\\ cut\\ short'),
+    'variant: Python lists filled by slices': ('restricted_mask', '\ndef restricted_mask(n, r):\n    w, rows = r // 2, [[False] * n for _ in range(n)]\n    for i in range(n):\n        part = rows[i][i - w:i + w + 1]\n        rows[i][i - w:i + w + 1] = [True] * len(part)\n    return torch.tensor(rows)[None, None]',
+        'for\\ the\\ first\\ queries\\ your\\ rows\\ are\\ empty\\ or\\ cut\\ short'),
+    'the left end clamped at 1, not 0 (a 1-based habit): key 0 seen by no query but itself': ('restricted_mask', '\ndef restricted_mask(n, r):\n    w = r // 2\n    m = torch.zeros(n, n, dtype=torch.bool)\n    for i in range(n):\n        m[i, i] = True\n        for j in range(max(1, i - w), min(n, i + w + 1)): m[i, j] = True\n    return m[None, None]\n',
+        'key\\ 0\\ is\\ seen\\ by\\ query\\ 0\\ alone'),
+    'variant: the band with key 0 allowed to query 0 alone': ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n)\n    d = (i[:, None] - i[None, :]).abs()\n    return ((d <= r // 2) & ((i[None, :] >= 1) | (d == 0)))[None, None]',
+        'key\\ 0\\ is\\ seen\\ by\\ query\\ 0\\ alone'),
+    "a global first token (Longformer's): position 0 sees and is seen by every position": ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n)\n    m = (i[:, None] - i[None, :]).abs() <= r // 2\n    m[0, :] = True; m[:, 0] = True            # the first token attends globally\n    return m[None, None]\n',
+        'a\\ global\\ first\\ token'),
+    'variant: the first row and column or-ed in': ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n)\n    first = (i[:, None] == 0) | (i[None, :] == 0)\n    return (((i[:, None] - i[None, :]).abs() <= r // 2) | first)[None, None]',
+        'a\\ global\\ first\\ token'),
+    'the band summed from diag(k) for |k| <= r // 2: fails once r // 2 passes n': ('restricted_mask', '\ndef restricted_mask(n, r):\n    w = r // 2\n    m = sum(torch.ones(n - abs(k)).diag(k) for k in range(-w, w + 1))\n    return (m > 0)[None, None]\n',
+        'r\\ may\\ be\\ larger\\ than\\ the\\ sentence'),
+    'variant: a loop adding torch.diag of ones': ('restricted_mask', '\ndef restricted_mask(n, r):\n    m = torch.zeros(n, n)\n    for k in range(-(r // 2), r // 2 + 1): m += torch.diag(torch.ones(n - abs(k)), k)\n    return (m > 0)[None, None]',
+        'r\\ may\\ be\\ larger\\ than\\ the\\ sentence'),
+    "the two bounds joined with an unbracketed &: Python's precedence makes a chained comparison": ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n)\n    d = i[:, None] - i[None, :]\n    return (d <= r // 2 & -d <= r // 2)[None, None]\n',
+        'a\\ chained\\ comparison\\ such\\ as\\ d\\ <=\\ w\\ \\&\\ \\-d\\ <=\\ w'),
+    'variant: the two bounds joined with and': ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n)\n    d = i[:, None] - i[None, :]\n    return ((d <= r // 2) and (-d <= r // 2))[None, None]',
+        '`and`/`or`\\ between\\ tensors'),
+}
+
+@pytest.mark.parametrize('label', list(_T36))
+def test_the_thirty_sixth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T36[label]
+    ns = {}
+    exec(_T36_PRELUDE, ns); exec(src, ns)
+    calls = {'attention': 'check_attention(my_attention)', 'restricted_mask': 'check_restricted(restricted_mask)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t36_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

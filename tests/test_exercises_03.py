@@ -523,3 +523,33 @@ def test_biases_left_at_zero_are_never_read_as_a_clamped_copy():
         conv = nn.Sequential(nn.Conv1d(4, 8, 1), nn.ReLU(), nn.Conv1d(8, 4, 1)); f = FeedForward(4, 8)
         with torch.no_grad(): f.w_1.weight.copy_(conv[0].weight[..., 0]); f.w_2.weight.copy_(conv[2].weight[..., 0])
         assert 'applied to it' not in (_transformed_story(f, conv) or ''), seed
+
+# ---------------------------------------------------------------- the thirty-sixth blind set's misses, and another learner's variant of each
+from nbtools import assert_rejects as _t36_rejects
+
+_T36_PRELUDE = _T32_PRELUDE   # the names the exercise's cell sees
+_T36 = {   # label: (the exercise, the answer's code, what its message must say)
+    "the input stack frozen to copy it (conv.requires_grad_(False)): the caller's convolutions no longer learn": ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    conv.requires_grad_(False)             # so that its weights can be copied\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    ffn.w_1.weight.data.copy_(conv[0].weight[:, :, 0]); ffn.w_1.bias.data.copy_(conv[0].bias)\n    ffn.w_2.weight.data.copy_(conv[2].weight[:, :, 0]); ffn.w_2.bias.data.copy_(conv[2].bias)\n    return ffn\n',
+        "conv_to_ffn\\ froze\\ the\\ convolutions'"),
+    "variant: requires_grad set False on each of conv's parameters": ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    for p in conv.parameters(): p.requires_grad = False\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n        with torch.no_grad(): lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn',
+        "conv_to_ffn\\ froze\\ the\\ convolutions'"),
+    'the whole function under torch.inference_mode(): the FeedForward built there gets no gradient': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    with torch.inference_mode():           # no autograd while copying (faster than no_grad)\n        d_ff, d_model, _ = conv[0].weight.shape\n        ffn = FeedForward(d_model, d_ff)\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn\n',
+        'are\\ inference\\ tensors:\\ the\\ FeedForward\\ was\\ built\\ under\\ torch\\.inference_mode\\(\\)'),
+    'variant: @torch.inference_mode() on the function': ('conv_to_ffn', '\n@torch.inference_mode()\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n        lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn',
+        'are\\ inference\\ tensors:\\ the\\ FeedForward\\ was\\ built\\ under\\ torch\\.inference_mode\\(\\)'),
+    'every state_dict entry sliced [..., 0], the biases too: load_state_dict refuses the sizes': ('conv_to_ffn', "\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    names = {'0': 'w_1', '2': 'w_2'}\n    ffn.load_state_dict({names[k.split('.')[0]] + '.' + k.split('.')[1]: v[..., 0] for k, v in conv.state_dict().items()})\n    return ffn\n",
+        'the\\ biases\\ became\\ one\\ number\\ each'),
+    'variant: select(-1, 0) on every entry': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    sd = conv.state_dict()\n    ffn.load_state_dict({f\'w_{1 + (k[0] == "2")}.{k[2:]}\': t.select(-1, 0) for k, t in sd.items()})\n    return ffn',
+        'the\\ biases\\ became\\ one\\ number\\ each'),
+}
+
+@pytest.mark.parametrize('label', list(_T36))
+def test_the_thirty_sixth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T36[label]
+    ns = {}
+    exec(_T36_PRELUDE, ns); exec(src, ns)
+    calls = {'conv_to_ffn': 'check_conv_to_ffn(conv_to_ffn)'}
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t36_rejects(lambda: eval(calls[ex], ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

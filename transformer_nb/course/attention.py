@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_attention.html.md""
 __all__ = ['diagnose_weights', 'check_attention', 'check_restricted']
 
 # %% ../../nbs/course_attention.ipynb #cc01impx
-import re
+import math, re
 import torch
 import torch.nn.functional as F
 from ..attention import attention
@@ -66,12 +66,21 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
         if _same(w, _weights(q, k) * m, q, k):
             return ("the weights were masked after the softmax: a query's weights then sum to less than 1; fill the masked "
                     "scores with -inf before the softmax")
-        if why := _mask_share(w, q, k, m): return why
+        if why := _all_for_any(w, q, k, mask) or _mask_share(w, q, k, m): return why
         if (w.nan_to_num(0.0).abs() * ~m).amax() > 1e-6:
             return (f"masked keys still get weight (up to {(w.nan_to_num(0.0).abs() * ~m).amax():.2g}): a finite fill leaves "
                     "them some; set the masked scores to -inf before the softmax (e^-inf = 0)")
     if any(_same(w.nan_to_num(0.0), _weights(q, k, mask, scale=s) * d_k ** -0.5, q, k) for s in (1.0, None)): return f"the weights were divided by sqrt(d_k) = {d_k ** 0.5:g} after the softmax, so a query's sum to {d_k ** -0.5:.3g}: scale the scores before it, softmax(q k^T / sqrt(d_k))"
     return _weights_rest(w, q, k, mask, d_v)
+
+# %% ../../nbs/course_attention.ipynb #h36a0106
+def _all_for_any(w, q, k, mask) -> str|None:
+    "If `w` is equation (1)'s weights with every row that has a masked key zeroed (the zero fill keyed on mask.all): named, else None."
+    m = mask.expand(w.shape); full = m.all(-1, keepdim=True)                   # the queries that may see every key
+    if not ((~full & m.any(-1, keepdim=True)).any() and _same(w.nan_to_num(0.0), _weights(q, k, mask) * full, q, k)): return None
+    return ("every query with a masked key got zero weights, not only those with no allowed key: the zero fill after the softmax "
+            "picked the rows where some key is masked (~mask.all(-1), or all where any was meant); the rows to zero are those with "
+            "no allowed key, ~mask.any(-1, keepdim=True), or simply w.masked_fill(~mask, 0.0)")
 
 # %% ../../nbs/course_attention.ipynb #a30m0102
 def _other_weights(w, q, k, mask=None) -> str|None:
@@ -119,6 +128,7 @@ def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
     d_k, want, axes = q.shape[-1], _weights(q, k, mask), ' '.join(['batch', 'head', 'query', 'key'][-w.dim():])
     if why := _other_weights(w, q, k, mask): return why
     allowed = torch.ones(w.shape, dtype=torch.bool) if mask is None else mask.expand(w.shape)
+    if why := _score_story(w, q, k, allowed): return why
     if w.isnan().any():
         where = "at masked keys only" if not w[allowed].isnan().any() else "at allowed keys too"
         return (f"your weights have NaN, first at [{largest_at(w, axes)[1]}], {where}: -inf times 0 (a 0/1 mask multiplied in) or "
@@ -129,6 +139,7 @@ def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
     x, y = (s - mean(s)) * ok, (lw - mean(lw)) * ok
     c = float((x * y).sum() / (x * x).sum().clamp_min(1e-300))
     if c > 0 and _same(w, _weights(q, k, mask, scale=c), q, k):
+        if why := _rounded_scale(c, d_k): return why
         return (f"your scores q k^T are multiplied by {scale_name(c, d_k, d_v, k.shape[-2], {f'q.shape[{i}]': q.shape[i] for i in range(q.dim() - 1)})}: the paper divides them by "
                 f"sqrt(d_k) = {d_k ** 0.5:.3g}, the size of a query or key, before the softmax")
     if not _same(w.sum(-1), torch.ones(()).to(w), q, k):
@@ -140,6 +151,8 @@ def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
     return (f"the rows sum to 1 and the mask is kept, so the scores differ from q k^T / sqrt(d_k): {where_differ(w, want, axes)}; "
             "check that k is transposed on its last two axes (k.transpose(-2, -1)) and q, k are not swapped")
 
+
+# %% ../../nbs/course_attention.ipynb #h36a0107
 def _close(a, b, what:str, hint):
     "An assert with a message that says what differs and where to look (`hint`: a str, or a function that finds it)."
     assert torch.allclose(a, b, atol=1e-9, rtol=0), \
@@ -153,6 +166,29 @@ def _large_scores(fn, q, k, v) -> None:
         f"scores up to {(big @ k.mT).abs().max() * q.shape[-1] ** -0.5:.0f}: your weights have NaN or inf: exp() of a score past 709 "
         "overflows (e^710 is inf in float64, and inf / inf is NaN); subtract each row's largest score before exp, or use softmax(dim=-1), which does")
     _close(w, F.scaled_dot_product_attention(big, k, eye), "scores of a few thousand: the weights", lambda: diagnose_weights(w, big, k, d_v=v.shape[-1]))
+
+def _score_story(w, q, k, allowed) -> str|None:
+    "If `w` is the softmax of cosine scores (q, k normalised to length 1), or of scores floor-divided by sqrt(d_k): named, else None."
+    d_k = q.shape[-1]
+    soft = lambda s: s.masked_fill(~allowed, float('-inf')).softmax(-1).nan_to_num(0.0)
+    cos = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).mT                  # cosine similarities
+    how = next((how for c, how in ((1.0, ''), (d_k ** -0.5, ' divided by sqrt(d_k)')) if _same(w.nan_to_num(0.0), soft(cos * c), q, k)), None)
+    if how is not None:
+        return (f"your scores are cosine similarities{how}: q and k normalised to length 1 (F.normalize, or divided by their norms), as "
+                "cosine attention does; equation (1) takes the raw dot products q k^T, divided by sqrt(d_k)")
+    if _same(w.nan_to_num(0.0), soft(torch.div(q @ k.mT, d_k ** 0.5, rounding_mode='floor')), q, k):
+        return ("your scores are whole numbers, q k^T / sqrt(d_k) rounded down: // is floor division, which rounds every score to the "
+                "integer below; divide with /")
+    return None
+
+def _rounded_scale(c:float, d_k:int) -> str|None:
+    "If the factor `c` on the scores is 1/sqrt(d_k) to a few digits only (a float32 sqrt, or a rounded constant): named, else None."
+    if not 0 < abs(c * d_k ** 0.5 - 1) < 1e-3: return None
+    return (f"your scale is 1/sqrt(d_k) to {-round(math.log10(abs(c * d_k ** 0.5 - 1)))} digits only, {c:.12g} for {d_k ** -0.5:.12g}: "
+            + ("sqrt(d_k) was taken in float32 (torch.sqrt(torch.tensor(d_k)) makes a float32 tensor, whatever the scores' dtype); "
+               if abs(c * d_k ** 0.5 - 1) < 4 * torch.finfo(torch.float32).eps else "a rounded constant (or a float16 scale); ")
+            + "take math.sqrt(d_k) or d_k ** 0.5, a Python float, which the scores keep to their own precision")
+
 
 # %% ../../nbs/course_attention.ipynb #a31h0101
 def _repeatable(fn, q, k, v, m, w, name:str):
@@ -203,13 +239,29 @@ def _fill_story(w, q, k, mask, earlier) -> str:
 # %% ../../nbs/course_attention.ipynb #h28a0101
 def _error_story(fn, q, k, v, m, e) -> str|None:
     "Why `fn` raised `e` on this case: a tensor used as True or False, the mask read transposed, a sum without keepdim, a square-only transpose; else None."
+    if re.search(r'(Subtraction|Negation), the `-` operator', str(e)):
+        return (f"raised RuntimeError ({str(e).splitlines()[0][:60]}): a bool mask refuses arithmetic, 1 - mask or -mask; invert it with "
+                "~mask (or mask.logical_not()): True = may attend, so the scores to fill are where ~mask is True")
     if 'Boolean value of Tensor' in str(e):
         return (f"raised RuntimeError ({str(e).splitlines()[0][:60]}): a tensor was used as True or False, as in `if mask:`; "
                 "test for the default itself, `if mask is not None:`")
     if m is not None and runs_ok(fn, q, k, v, m.mT) and near(fn(q, k, v, m.mT)[0], F.scaled_dot_product_attention(q, k, v, attn_mask=m), q.shape[-1] + k.shape[-2]):
         return (f"raised RuntimeError ({str(e).splitlines()[0][:60]}), and computes this mask's attention when given it transposed: your code swaps "
                 "the mask's last two axes; a mask is (..., n_q, n_k) as the scores are, one row per query: use it as it comes")
-    return _keepdim_story(e, q.shape[-2], k.shape[-2]) or _square_story(fn, q, k, v, m, e)
+    return _keepdim_story(e, q.shape[-2], k.shape[-2]) or _square_story(fn, q, k, v, m, e) or _values_story(fn, q, k, v, m, e)
+
+
+# %% ../../nbs/course_attention.ipynb #h36a0108
+def _values_story(fn, q, k, v, m, e) -> str|None:
+    "If `fn` raised `e` with d_v != d_k and, given values of the keys' size, weights from q v^T (the values in the keys' place): named, else None."
+    if v.shape[-1] == k.shape[-1]: return None
+    v2 = k.flip(-2)                                                            # values of d_k features, other than the keys
+    try: w2 = fn(q, k, v2, m)[1]
+    except Exception: return None
+    if not (isinstance(w2, torch.Tensor) and w2.shape == (*q.shape[:-1], k.shape[-2]) and _same(w2, _weights(q, v2, m), q, k)): return None
+    return (f"raised RuntimeError ({str(e).splitlines()[0][:60]}) with values of d_v = {v.shape[-1]} features and keys of d_k = {k.shape[-1]}, "
+            "and, given values of the keys' size, weights from q v^T: your scores take the values in the keys' place; the scores are "
+            "q k^T / sqrt(d_k), and the output averages the values, weights @ v")
 
 def _axis_from_front(fn, q, k, v) -> str|None:
     "If `fn` is right on q, k, v of three axes and wrong on four (an axis counted from the front, softmax(dim=2)): named, else None."
@@ -259,6 +311,61 @@ def _dtype_kept(fn, q, k, v) -> None:
                      "inside, changes it), so that a float32 or bfloat16 model stays in its own precision")
 
 
+# %% ../../nbs/course_attention.ipynb #h36a0101
+def _no_mask_story(fn, q, k, v, e) -> str|None:
+    "Why `fn` raised the TypeError `e` with no mask: the mask given no default, or a mask made for None that ~ refuses (torch.ones_like of the scores, a float); else None."
+    if re.search(r"missing 1 required positional argument: '\w+'", str(e)) and runs_ok(fn, q, k, v, None):
+        return (f"{fn.__name__}(q, k, v), with no mask, raised TypeError ({e}): the mask is optional, "
+                f"give it a default: def {fn.__name__}(q, k, v, mask=None)")
+    if runs_ok(fn, q, k, v, torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool)):
+        return (f"with no mask (mask=None) your function raised TypeError ({str(e).splitlines()[0][:60]}), and runs with an all-True bool mask: "
+                "the mask made for None is not bool (torch.ones_like(scores) is float, which ~ refuses); skip the masking when mask is None, "
+                "if mask is not None: ..., or make it bool, torch.ones_like(scores, dtype=torch.bool)")
+    return None
+
+def _default_mask(fn, q, k, v) -> None:
+    "`fn(q, k, v)`, the mask left to its default: a TypeError named (no default, or a mask made for None that ~ refuses)."
+    try: fn(q, k, v)
+    except TypeError as e:
+        if why := _no_mask_story(fn, q, k, v, e): raise AssertionError(why) from None
+        raise
+
+def _empty_row(fn, q, k, v, earlier) -> None:
+    "Fail, naming it, if query 2, whose keys are all masked, gets other than zero weights and a zero output: NaN, the output taken before the zero fill, or weights (`earlier`: a mask of the same shape given before)."
+    none = torch.ones(4, 6).bool(); none[2] = False
+    out, w = fn(q, k, v, none)
+    nan = bool(w.isnan().any() or out.isnan().any())
+    assert not nan and (w[..., 2, :] == 0).all() and (out[..., 2, :] == 0).all(), \
+        "a query with no allowed key must get zero weights and a zero output, " + (("not NaN: your weights there are zeros and the output "
+        "is NaN: it was taken, w @ v, before the NaN rows of the weights were zeroed; zero them first, then w @ v"
+        if not w.isnan().any() and (w[..., 2, :] == 0).all() else "not NaN") if nan else _fill_story(w, q, k, none, earlier))
+
+
+# %% ../../nbs/course_attention.ipynb #h36a0109
+def _d_k_kept(fn) -> None:
+    "Fail, naming it, if after calls with d_k = 8 a call with d_k = 2 is not scaled by 1/sqrt(2): a scale kept between calls, or another slip."
+    g = torch.Generator().manual_seed(1)
+    q, k = (torch.randn(2, n, 2, generator=g, dtype=torch.float64) for n in (3, 4))
+    eye = torch.eye(4, dtype=torch.float64).expand(2, 4, 4)
+    w = fn(q, k, eye)[1]
+    if _same(w, F.scaled_dot_product_attention(q, k, eye), q, k): return
+    raise AssertionError("d_k = 2, after calls with d_k = 8: your weights " + ("are scaled by 1/sqrt(8), the earlier calls' d_k: the scale was "
+        "computed once and kept (a global, a default argument, a cache); take it from each call's q, 1 / math.sqrt(q.shape[-1])"
+        if _same(w, _weights(q, k, scale=8 ** -0.5), q, k) else "differ from PyTorch's: " + diagnose_weights(w, q, k)))
+
+def _zero_key(fn) -> None:
+    "Fail, naming it, if a key that is the zero vector gets no weight where no mask hides it (zero vectors taken for padding)."
+    g = torch.Generator().manual_seed(2)
+    q, k = (torch.randn(1, n, 4, generator=g, dtype=torch.float64) for n in (2, 3))
+    k[0, 0] = 0.0                                                              # a real key, all zeros: its score is 0
+    eye = torch.eye(3, dtype=torch.float64)[None]
+    w = fn(q, k, eye)[1]
+    if _same(w, F.scaled_dot_product_attention(q, k, eye), q, k): return
+    raise AssertionError("a key that is all zeros, no mask: " + ("your weights give it nothing: your code takes zero vectors for padding (as "
+        "Keras's Masking(mask_value=0.) does); a real key may be zero (its score is 0, e^0 = 1), and padding is what the mask says: hide only "
+        "where mask is False" if (w[..., 0] == 0).all() else "your weights differ from PyTorch's: " + diagnose_weights(w, q, k)))
+
+
 # %% ../../nbs/course_attention.ipynb #a26s0104
 @report
 def check_attention(fn) -> str:
@@ -269,6 +376,9 @@ def check_attention(fn) -> str:
     causal = torch.ones(4, 6).bool().tril()                                             # (n_q, n_k)
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
         try: res = call_kept(fn, dict(q=q, k=k, v=v, mask=m), name)
+        except TypeError as e:
+            if m is None and (why := _no_mask_story(fn, q, k, v, e)): raise AssertionError(f"{name}: {why}") from None
+            raise
         except (RuntimeError, IndexError) as e:                                         # a mask that must match the scores? 4 axes fail; do 3?
             if why := _error_story(fn, q, k, v, m, e): raise AssertionError(f"{name}: {why}") from None
             if m is not None and m.shape != (2, 3, 4, 6) and runs_ok(fn, q, k, v, m.expand(2, 3, 4, 6)):
@@ -290,15 +400,10 @@ def check_attention(fn) -> str:
                lambda: _axis_from_front(fn, q, k, v) or _float32_story(w, 'weights') or diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
                lambda: _sum_story(w) or "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
-    _large_scores(fn, q, k, v); assert (g := global_change(fn, q, k, v)) is None, f"{fn.__name__} {g}"                                                         # exp() overflows past 709
+    _default_mask(fn, q, k, v); _large_scores(fn, q, k, v); assert (g := global_change(fn, q, k, v)) is None, f"{fn.__name__} {g}"                                                         # exp() overflows past 709
     _size_one(fn, q, k, v); _grads_flow(fn, q, k, v); _three_axes(fn, q, k, v)                                   # .squeeze() would drop the axes of size 1
-    none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
-    out, w = fn(q, k, v, none)
-    nan = bool(w.isnan().any() or out.isnan().any())
-    assert not nan and (w[..., 2, :] == 0).all() and (out[..., 2, :] == 0).all(), \
-        "a query with no allowed key must get zero weights and a zero output, " + ("not NaN" if nan else
-        _fill_story(w, q, k, none, causal))
-    _far_scores(fn); _dtype_kept(fn, q, k, v); return f"{fn.__name__} computes equation (1) with masks, as PyTorch's kernel does"
+    _empty_row(fn, q, k, v, causal)                                                   # query 2 may attend to nothing
+    _far_scores(fn); _dtype_kept(fn, q, k, v); _d_k_kept(fn); _zero_key(fn); return f"{fn.__name__} computes equation (1) with masks, as PyTorch's kernel does"
 
 # %% ../../nbs/course_attention.ipynb #a26r0033
 def _band_story(m, n:int, r:int) -> str:
@@ -383,6 +488,11 @@ def _stop_story(restricted_mask, cases) -> str | None:
 def _own_assert(restricted_mask, n:int, r:int):
     "`restricted_mask(n, r)`, an `assert` of the answer's own that refuses the case named as the answer's (not the check's)."
     try: return restricted_mask(n, r)
+    except RuntimeError as e:
+        if 'Boolean value of Tensor' not in str(e): raise
+        raise AssertionError(f"restricted_mask({n}, {r}) raised RuntimeError ({str(e)[:60]}): a tensor was used as True or False: `and`/`or` "
+            "between tensors, or a chained comparison such as d <= w & -d <= w, which Python reads as d <= (w & -d) <= w (& binds before <=); "
+            "bracket each comparison and join them with &, (d <= w) & (-d <= w)") from None
     except AssertionError as e:
         raise AssertionError(f"restricted_mask({n}, {r}) raised AssertionError ({str(e)[:60]}): an assert of your own refused n={n}, r={r}"
             + (f"; an even r is allowed too: r = {r} gives each query the keys within r // 2 = {r // 2} of it, {2 * (r // 2) + 1} away from the ends" * (r % 2 == 0))) from None
@@ -420,6 +530,41 @@ def _long_sentence(restricted_mask, n:int=300, r:int=7) -> None:
         raise AssertionError(f"n={n}, r={r}: query {i} and key {j} should be {bool(band[0, 0, i, j])}: a long sentence's mask is the same band, |i - j| <= r // 2")
 
 
+# %% ../../nbs/course_attention.ipynb #h36a0103
+def _edge_story(restricted_mask, cases) -> str|None:
+    "If every case's mask is the band |i - j| <= r // 2 but at an edge: rows filled by slices whose negative start wraps, the left end clamped at 1, or a global first token; else None."
+    band = lambda n, r: (torch.arange(n)[None] - torch.arange(n)[:, None]).abs() <= r // 2
+    def sliced(n, r):
+        m = torch.zeros(n, n, dtype=torch.bool)
+        for i in range(n): m[i, i - r // 2:i + r // 2 + 1] = True             # a negative start counts from the end
+        return m
+    def from_one(n, r): m = band(n, r); m[1:, 0] = False; return m
+    def global_first(n, r): m = band(n, r); m[0] = True; m[:, 0] = True; return m
+    stories = {sliced: "for the first queries your rows are empty or cut short: in a slice m[i, i - w : i + w + 1] a start i - w below 0 "
+                       "counts from the end of the row, and such a slice is empty; start it at max(0, i - w), or build the band from the distances, "
+                       "|i - j| <= r // 2",
+               from_one: "key 0 is seen by query 0 alone: your window's left end is clamped at 1, max(1, i - w), as if positions counted from 1; "
+                         "they count from 0, max(0, i - w)",
+               global_first: "query 0 sees every key and every query sees key 0: a global first token (Longformer's, BigBird's) is not in the "
+                             "paper's neighbourhood; the mask is the band |i - j| <= r // 2 alone"}
+    for make, why in stories.items():
+        try: ms = [restricted_mask(n, r) for n, r in cases]
+        except Exception: return None
+        if all(isinstance(m, torch.Tensor) and tuple(m.shape) == (1, 1, n, n) and torch.equal(m[0, 0], make(n, r)) for m, (n, r) in zip(ms, cases)) \
+           and any(not torch.equal(make(n, r), band(n, r)) for n, r in cases): return why
+    return None
+
+def _wide_r(restricted_mask, n:int=4, r:int=11) -> None:
+    "Fail, naming it, if a neighbourhood far wider than the sentence (r // 2 past n) raises or is not every key."
+    try: m = restricted_mask(n, r)
+    except Exception as e:
+        raise AssertionError(f"n={n}, r={r}: raised {type(e).__name__} ({str(e).splitlines()[0][:60]}): r may be larger than the sentence; "
+            f"then every key is within r // 2 = {r // 2} of every query, an all-True mask: the band from the distances, |i - j| <= r // 2, "
+            "holds for any r (a loop over the diagonals up to r // 2 runs past the matrix)") from None
+    assert isinstance(m, torch.Tensor) and tuple(m.shape) == (1, 1, n, n) and bool(m.all()), (f"n={n}, r={r}: every key is within r // 2 = "
+        f"{r // 2} of every query, so the mask is all True, (1, 1, {n}, {n}); yours is {m.tolist() if isinstance(m, torch.Tensor) else type(m).__name__}")
+
+
 # %% ../../nbs/course_attention.ipynb #a26s0107
 @report
 def check_restricted(restricted_mask) -> str:
@@ -441,7 +586,7 @@ def check_restricted(restricted_mask) -> str:
         if torch.equal(m[0, 0], want): continue
         i, j = (m[0, 0] != want).nonzero()[0].tolist()
         asym = asymmetric()
-        hint = (prec if (prec := _cached_story(restricted_mask) or _precedence_story(restricted_mask, cases) or _stop_story(restricted_mask, cases)) else f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
+        hint = (prec if (prec := _cached_story(restricted_mask) or _precedence_story(restricted_mask, cases) or _stop_story(restricted_mask, cases) or _edge_story(restricted_mask, cases)) else f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
                 f"symmetric (n={asym[0]}, r={asym[1]}: query {asym[2]} may see key {asym[3]}, query {asym[3]} may not see key "
                 f"{asym[2]}){_one_sided_story(m[0, 0], n, r)}" if asym else
                 half if (half := _half_story(restricted_mask, cases)) else
@@ -458,4 +603,5 @@ def check_restricted(restricted_mask) -> str:
             f"n={n}, r={r}: changing token {t} moved the outputs at {moved}; only those within r // 2 = {r // 2} of {t} may move"
     assert torch.allclose(attention(x, x, x, restricted_mask(n, 2 * n - 1))[0], attention(x, x, x)[0], atol=1e-6), \
         f"n={n}, r={2 * n - 1}: a neighbourhood wider than the sentence must give full attention"
+    _wide_r(restricted_mask)
     return "restricted_mask gives each query the neighbourhood of size r centred on it"

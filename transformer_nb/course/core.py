@@ -18,6 +18,7 @@ import re
 def _pad_shape(shape:tuple, B:int, n:int) -> str:
     "What a wrong shape of a padded batch shows: rows and columns swapped, padded too far, or cut short."
     if shape == (n, B): return ": rows and columns are swapped, one column per sentence: pad_sequence needs batch_first=True (or take .T)"
+    if n == 0 and len(shape) == 2 and shape[0] == B and shape[1] > 0: return f": every sentence is empty, so the batch has no column, (B, 0); yours has {shape[1]}: a floor such as max(1, ...) pads where there is nothing to pad; take n = max(len(s) for s in seqs), 0 here"
     if len(shape) == 2 and shape[0] == B and shape[1] > n: return f": yours is padded to {shape[1]}, {shape[1] - n} more than the longest sentence ({n})"
     if len(shape) == 2 and shape[0] == B and shape[1] < n: return f": yours is cut to {shape[1]}, the longest sentence has {n}; pad every row up to the longest, cut none"
     return ""
@@ -55,7 +56,7 @@ def _which_row_wrong(got, want, seqs) -> str:
 # %% ../../nbs/course_core.ipynb #a26r0019
 def _pad_bos(got, seqs) -> str:
     "If each row of `got`, one longer than the longest sentence, is one same id, then its sentence: that named, else ''."
-    if not (got.dim() == 2 and got.shape[1] == max(map(len, seqs)) + 1 and len(set(got[:, 0].tolist())) == 1
+    if not (any(seqs) and got.dim() == 2 and got.shape[1] == max(map(len, seqs)) + 1 and len(set(got[:, 0].tolist())) == 1
             and all(r[1:len(s) + 1] == s for r, s in zip(got.tolist(), seqs))): return ""
     return f": each row is {got[0, 0].item()} (a BOS), then its sentence, then the pads: pad_batch pads the ids as they come (08_data's encode_pairs adds the <s>); prepend nothing"
 
@@ -68,6 +69,7 @@ def _pad_value(got, seqs):
 def _pad_slots(got, seqs, pad_id:int) -> str:
     "What fills `got`'s rows wrongly when each starts with its sentence (other numbers than pad_id in the pad slots), or its sentence lost its pad_id ids."
     g, n = got.tolist(), got.shape[-1]
+    if why := _pad_repeats(g, seqs, pad_id): return why
     if all(r[:len(s)] == s for r, s in zip(g, seqs)) and len({r[j] for r, s in zip(g, seqs) for j in range(len(s), n)}) > 1:
         return "the pad slots hold other numbers than pad_id, different ones: torch.empty leaves its memory as it was; start from torch.full((B, n), pad_id) (or fill every slot)"
     if any(pad_id in s for s in seqs) and g == [[t for t in s if t != pad_id] + [pad_id] * (n - len([t for t in s if t != pad_id])) for s in seqs]:
@@ -92,6 +94,15 @@ def _pad_junk(v:int) -> str:
 
 def _short(seqs) -> str: return '[' + ', '.join(str(s) if len(s) <= 8 else f'[{s[0]}, {s[1]}, ..., {s[-1]}] ({len(s)} ids)' for s in seqs) + ']'
 
+
+# %% ../../nbs/course_core.ipynb #h36a0003
+def _pad_repeats(g:list, seqs, pad_id:int) -> str:
+    "If each row of `g` (the batch as lists) is its sentence repeated to the width (np.resize, Tensor.repeat, itertools.cycle): named, else ''."
+    n = len(g[0]) if g else 0
+    if not (any(0 < len(s) < n for s in seqs) and all(r == [s[j % len(s)] for j in range(n)] for r, s in zip(g, seqs) if s)): return ''
+    i = next(i for i, s in enumerate(seqs) if 0 < len(s) < n)
+    return (f"the pad slots repeat each sentence's own ids (with pad_id={pad_id}, the sentence {seqs[i]} became {g[i]}): np.resize (like "
+            "Tensor.repeat or itertools.cycle) fills a row by repeating it; the pads are pad_id, s + [pad_id] * (n - len(s)) or torch.full((B, n), pad_id)")
 
 # %% ../../nbs/course_core.ipynb #a26r0024
 def _pad_rows_lost(got, want, seqs, pad_id:int) -> str:
@@ -135,7 +146,7 @@ def _pad_ragged(pad_batch, seqs) -> str:
     if lens == {2, 4}: return say + "left [2, 3] as it was: the shorter sentences got no pads"
     if runs_ok(pad_batch, sorted(seqs, key=len, reverse=True)):
         return ": it runs when the longest sentence comes first: your width is the longest of the first sentences alone; take it over the whole batch"
-    return ''
+    return _pad_one_item(pad_batch)
 
 def _pad_both(got, seqs, pad_id:int) -> str:
     "If every row is its sentence with pad_id on both sides (some before, the rest after), or lost its first id to a column cut off: named, else ''."
@@ -171,9 +182,67 @@ def _pad_width_from(pad_batch, seqs, shape:tuple|None=None) -> str:
     if width([[2, 3], [5, 4, 4, 3]]) == 4 and width([[5, 3], [2, 4, 4, 3]]) in (None, 2):
         return (": your width is the length of max(seqs), and max compares lists id by id ([5, 3] > [2, 4, 4, 3]), not by length: "
                 "[[2, 3], [5, 4, 4, 3]] pads right, [[5, 3], [2, 4, 4, 3]] does not; take max(len(s) for s in seqs)")
+    if width([[2, 4, 4, 4, 3], [2, 4, 4, 3], [2, 3]]) == 4 and width([[2, 3], [2, 4, 4, 3]]) == 4:
+        return (": your width is the longest of every sentence but the first: [[2, 4, 4, 4, 3], [2, 4, 4, 3], [2, 3]] is padded to 4, not 5 "
+                "(range(1, len(seqs)) or seqs[1:], a count from 1); Python counts from 0: take max(len(s) for s in seqs)")
     if width([[2, 3], [2, 4, 4, 3]]) == 4 and width([[2, 4, 4, 3], [2, 3]]) in (None, 2):
         return (": it runs when the longest sentence comes last, and not when it comes first: your width is the last sentence's "
                 "(a batch sorted by length assumed); take the longest over the whole batch")
+    return ''
+
+
+# %% ../../nbs/course_core.ipynb #h36a0001
+def _pad_one_item(pad_batch) -> str:
+    "If each row got one item more, worth pad_id times the gap (the bracket of [pad_id] * k closed before the *): named, seen on two sentences of one length, else ''."
+    try: g = pad_batch([[2, 3], [5, 3]], 9)
+    except Exception: return ''
+    if not (isinstance(g, torch.Tensor) and g.tolist() == [[2, 3, 0], [5, 3, 0]]): return ''
+    return (": pad_batch([[2, 3], [5, 3]], 9) gave [[2, 3, 0], [5, 3, 0]]: every row got one item more, pad_id times the gap (9 * 0 = 0 here): "
+            "[pad_id * (n - len(s))] is a list of one number, the bracket closed before the *; the pads are [pad_id] * (n - len(s)), n - len(s) of them")
+
+def _pad_rows_kept(pad_batch) -> str:
+    "If rows of earlier calls come back (a list kept between calls: a mutable default argument, a global), seen on a batch of one sentence asked twice: named, else ''."
+    kept = (": rows of earlier calls are still there, in a list kept between calls (a mutable default argument, def pad_batch(seqs, "
+            "pad_id=PAD_ID, rows=[]), or a global): make the list inside the function, at each call")
+    try: a = pad_batch([[2, 3]])
+    except ValueError as e: return f": even pad_batch([[2, 3]]), one sentence, raised it{kept}" if 'expected sequence of length' in str(e) else ''
+    except Exception: return ''
+    try: b = pad_batch([[2, 3]])
+    except Exception: return ''
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dim() == b.dim() == 2 and b.shape[0] > a.shape[0]): return ''
+    return f": pad_batch([[2, 3]]) twice gave {a.shape[0]} rows, then {b.shape[0]}{kept}"
+
+def _pad_star(pad_batch, seqs) -> str:
+    "If `pad_batch(*seqs)`, each sentence its own argument, pads right (a def pad_batch(*seqs, ...)): named, else ''."
+    try: g = pad_batch(*copy.deepcopy(seqs))
+    except Exception: return ''
+    n = max(map(len, seqs))
+    if not (isinstance(g, torch.Tensor) and g.tolist() == [s + [PAD_ID] * (n - len(s)) for s in seqs]): return ''
+    return (": pad_batch(*seqs), each sentence its own argument, pads right: your def takes the sentences one by one (def pad_batch(*seqs, ...)); "
+            "the notebook passes them as one list, pad_batch(seqs): def pad_batch(seqs, pad_id=PAD_ID)")
+
+
+# %% ../../nbs/course_core.ipynb #h36a0005
+def _pad_stripped(shape:tuple, seqs, pad_id:int) -> str:
+    "If the width is the longest sentence's once the ids equal to pad_id at the ends of the sentences are stripped (an rstrip of pads): named, else ''."
+    strip = lambda s: s[:max((j + 1 for j, t in enumerate(s) if t != pad_id), default=0)]
+    n = max(len(strip(s)) for s in seqs)
+    if not (len(shape) == 2 and shape[1] == n < max(map(len, seqs))): return ''
+    s = next(s for s in seqs if len(s) > n)
+    return (f": {s} ends in {pad_id}, pad_id's value, and lost it: your code strips the pad_id ids at the end of each sentence before padding "
+            "(for input already padded?); the sentences come unpadded, every id theirs: keep them all and add pads after")
+
+def _pad_changed_ids(got, seqs, pad_id:int) -> str:
+    "If the sentences' ids came back changed: every 0 turned into pad_id (a zeros batch, then its 0s taken for empty slots), or rounded by float32 (ids past 2**24); else ''."
+    g, n = got.tolist(), got.shape[-1]
+    if pad_id != 0 and any(0 in s for s in seqs) and g == [[pad_id if t == 0 else t for t in s] + [pad_id] * (n - len(s)) for s in seqs]:
+        return (f"the id 0 inside a sentence became pad_id={pad_id}: your batch started as zeros and every 0 was then taken for an empty slot "
+                "(out[out == 0] = pad_id); 0 is a real id (PAD_ID's value, and another vocabulary's word): start from torch.full((B, n), pad_id) and copy each sentence in")
+    f32 = [[int(torch.tensor(float(t), dtype=torch.float32).item()) for t in s] + [pad_id] * (n - len(s)) for s in seqs]
+    if f32 != [s + [pad_id] * (n - len(s)) for s in seqs] and g == f32:
+        i, j = next((i, j) for i, s in enumerate(seqs) for j, t in enumerate(s) if g[i][j] != t)
+        return (f"the id {seqs[i][j]} came back as {g[i][j]}: your ids went through float32 (torch.zeros or torch.full without dtype=torch.long, "
+                "then .long()), which holds whole numbers exactly up to 2**24 = 16,777,216 only; make the batch torch.long from the start")
     return ''
 
 
@@ -182,7 +251,8 @@ def _pad_width_from(pad_batch, seqs, shape:tuple|None=None) -> str:
 def check_pad_batch(pad_batch) -> str:
     "00_core, exercise 3: `pad_batch(seqs, pad_id=PAD_ID)` pads id lists on the right into one (B, n) long tensor."
     for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9), ([[2, 5, 3], []], None), ([[], [2, 5, 3]], None),
-                         ([[2, 3], [2, 4, 4, 4, 3], [2, 3]], None), ([[2, 3], [2, 4], [2, 5, 3], [2, 3], [2, 6]], None), ([[2] + [4] * 600 + [3], [2, 3]], None)):
+                         ([[2, 3], [2, 4, 4, 4, 3], [2, 3]], None), ([[2, 3], [2, 4], [2, 5, 3], [2, 3], [2, 6]], None), ([[2] + [4] * 600 + [3], [2, 3]], None),
+                         ([[2, 0, 5, 3], [2, 3]], 9), ([[2, 16777217, 3], [2, 3]], None), ([[2, 5, 7], [2, 3]], 7), ([[], []], None)):
         kept, case = copy.deepcopy(seqs), f"pad_batch({_short(seqs)}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
         try: got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
         except TypeError as e:
@@ -192,22 +262,24 @@ def check_pad_batch(pad_batch) -> str:
             raise AssertionError(f"{case} raised TypeError ({e}): pad_id has a default, def pad_batch(seqs, pad_id=PAD_ID), so that pad_batch(seqs) pads with PAD_ID") from None
         except ValueError as e:
             if 'expected sequence of length' not in str(e): raise
+            if why := _pad_star(pad_batch, kept) or _pad_rows_kept(pad_batch):   # not a width: the call, or rows kept between calls
+                raise AssertionError(f"{case} raised ValueError ({e}): the rows still have different lengths{why}") from None
             raise AssertionError(f"{case} raised ValueError ({e}): the rows still have different lengths{_pad_width_from(pad_batch, kept) or _pad_ragged(pad_batch, kept)}; pad every row to the longest sentence, n = max(len(s) for s in seqs)") from None
         pad_id, n = PAD_ID if pad_id is None else pad_id, max(map(len, kept))
         padded = lambda p, left=False: torch.tensor([[p] * (n - len(s)) * left + s + [p] * (n - len(s)) * (not left) for s in kept])
         assert seqs == kept, f"{case} changed its input lists: build new rows, and leave the sentences as they are"
         assert isinstance(got, torch.Tensor), f"{case} returned a {type(got).__name__}: return a tensor"
-        assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (int64), not {got.dtype}" + (
+        assert got.dtype == torch.long or n == 0, f"{case}: ids are whole numbers, torch.long (int64), not {got.dtype}" + (
             ": nn.Embedding reads int32 too, but the same batches are the loss's targets, and F.cross_entropy takes class ids only as "
             "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_kept(pad_batch, tuple(got.shape), n)}{_pad_skipped(pad_batch, tuple(got.shape), kept) or _pad_distinct(pad_batch, tuple(got.shape), kept) or _pad_width_from(pad_batch, kept, tuple(got.shape)) or _pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_rows_kept(pad_batch) if got.dim() == 2 and got.shape[0] > len(kept) else _pad_stripped(tuple(got.shape), kept, pad_id)}{_pad_kept(pad_batch, tuple(got.shape), n)}{_pad_skipped(pad_batch, tuple(got.shape), kept) or _pad_distinct(pad_batch, tuple(got.shape), kept) or _pad_width_from(pad_batch, kept, tuple(got.shape)) or _pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
         if torch.equal(got, padded(pad_id)): continue
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
                 else _pad_wide(pad_batch) or _pad_junk(v) or f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
-                else _pad_both(got, kept, pad_id) or _pad_slots(got, kept, pad_id) or _pad_rows_lost(got, padded(pad_id), kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
+                else _pad_both(got, kept, pad_id) or _pad_slots(got, kept, pad_id) or _pad_changed_ids(got, kept, pad_id) or _pad_rows_lost(got, padded(pad_id), kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     assert (g := global_change(pad_batch, [[2, 5, 3], [2, 3]])) is None, f"pad_batch {g}"
     first = pad_batch([[2, 5, 3], [2, 3]]); kept = first.clone(); pad_batch([[7, 7, 7, 7], [8]], 9)

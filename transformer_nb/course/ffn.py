@@ -39,14 +39,19 @@ def _param_story(f, conv) -> str|None:
                    f"{k} was not copied from {src} ({where_differ(got, want, 'row col' if got.dim() == 2 else 'index')})")
     return '; '.join(out) or None
 
+
+# %% ../../nbs/course_ffn.ipynb #h36a0301
 def _ffn_call(conv_to_ffn, conv, case:str):
     "`conv_to_ffn(conv)`; a changed `conv`, an assignment of a plain tensor to a parameter, or an in-place copy under autograd named."
-    kept = {k: v.clone() for k, v in conv.state_dict().items()}
+    kept, learns = {k: v.clone() for k, v in conv.state_dict().items()}, {n: p.requires_grad for n, p in conv.named_parameters()}
     try: f, err = conv_to_ffn(conv), None
     except Exception as e: f, err = None, e
     st = conv.state_dict()
     changed = next((k for k, v in kept.items() if k not in st or st[k].shape != v.shape or not torch.equal(st[k], v)), None)
     assert changed is None, f"{case}: conv_to_ffn changed the convolutions' {changed}: read them, copy into the FeedForward, and leave conv as it was"
+    frozen = [n for n, p in conv.named_parameters() if learns[n] and not p.requires_grad]
+    assert not frozen, (f"{case}: conv_to_ffn froze the convolutions' {', '.join(frozen)} (requires_grad_(False) on conv, to copy them?): the "
+                        "caller's stack no longer learns; read them under torch.no_grad() and leave conv as it was")
     if isinstance(err, TypeError) and 'cannot assign' in str(err):
         raise AssertionError(f"{case}: raised TypeError ({err}): a layer's weight must stay an nn.Parameter; copy into it, "
                              "with torch.no_grad(): f.w_1.weight.copy_(...), or wrap the tensor, nn.Parameter(...)") from None
@@ -112,6 +117,8 @@ def _copy_slip(f, conv) -> str|None:
                 "(out, in, 1); drop the last axis, weight[:, :, 0], no .T")
     return None
 
+
+# %% ../../nbs/course_ffn.ipynb #h36a0302
 def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
     "`conv_to_ffn` of a random stack, a swap of d_model and d_ff named: it breaks a non-square stack, not a square one."
     swapped = (f"d_model={d_model}, d_ff={d_ff}: d_model and d_ff are swapped: a Conv1d weight is (out, in, 1), so "
@@ -125,6 +132,11 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
     except RuntimeError as e:
         if why := _ffn_built(conv_to_ffn, conv, d_model, d_ff) or _ffn_size_slip(conv_to_ffn, d_model, d_ff):
             raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): {why}") from None
+        if re.search(r'size mismatch for w_\d\.bias: copying a param with shape torch.Size\(\[\]\)', str(e)):   # a bias cut to one number
+            first = next(l.strip() for l in str(e).splitlines() if 'bias: copying' in l)
+            raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: load_state_dict raised RuntimeError ({first[:90]}): the biases became one number "
+                "each: [..., 0] of a 1-d bias takes its first entry; drop the kernel axis of the weights alone, weight[:, :, 0], and load the "
+                "biases as they are") from None
         try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
         except RuntimeError as e8:
             if not re.search(r'size of tensor|broadcast shape', str(e8)): raise e from None
@@ -158,7 +170,10 @@ def _activation_story(f, conv, x) -> str|None:
                if near(y, g, f.w_1.in_features + f.w_2.in_features, magnitude=[x, y]) else "FeedForward computes w_2(relu(w_1(x))): keep its forward and hidden as they are"))
 
 def _not_trainable(f) -> str|None:
-    "Which of `f`'s parameters an optimizer cannot train: frozen (requires_grad False), or not a leaf (a copy tracked by autograd); else None."
+    "Which of `f`'s parameters an optimizer cannot train: inference tensors (made under torch.inference_mode()), frozen (requires_grad False), or not a leaf (a copy tracked by autograd); else None."
+    if (made := [n for n, p in f.named_parameters() if p.is_inference()]):
+        return (f"{', '.join(made)} {'is an inference tensor' if len(made) == 1 else 'are inference tensors'}: the FeedForward was built under "
+                "torch.inference_mode(), whose tensors autograd refuses (no gradient, no training); build it outside, and copy under torch.no_grad()")
     if (frozen := [n for n, p in f.named_parameters() if not p.requires_grad]):
         return f"{', '.join(frozen)} {'is' if len(frozen) == 1 else 'are'} frozen (requires_grad=False): the FeedForward must train; leave requires_grad as it is and copy under torch.no_grad()"
     if (tracked := [n for n, p in f.named_parameters() if not p.is_leaf]):

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from ..attention import causal_mask
 from ..core import count_params
 from ..multihead import MultiHeadAttention
-from .checking import report, where_differ, runs_ok, shape_axes
+from .checking import report, where_differ, runs_ok, shape_axes, near, scale_name
 
 # %% ../../nbs/course_multihead.ipynb #a30m0201
 def _hard_coded(name:str, e:Exception, run, B:int, h:int, n:int, d:int) -> str:
@@ -40,6 +40,10 @@ def _merge_called(merge_heads, right) -> None:
     "`merge_heads(right)` on heads (2, 3, 5, 4); an error named: .view after a transpose, a size fixed in the code, the batch axis taken for the heads."
     try: merge_heads(right)
     except NotImplementedError: raise
+    except TypeError as e:
+        if 'float' not in str(e): raise
+        raise AssertionError(f"merge_heads raised TypeError ({str(e).splitlines()[0][:70]}) on heads of shape (B, h, n, d) = (2, 3, 5, 4): a size "
+                             "is a float, as a / division makes (h * d / 1, x.numel() / B); sizes are whole numbers: B, h, n, d = x.shape, then h * d") from None
     except (RuntimeError, IndexError) as e:
         if 'view' not in str(e) or isinstance(e, IndexError):
             raise AssertionError(f"merge_heads raised {type(e).__name__} ({str(e).splitlines()[0][:70]}) on heads of shape (B, h, n, d) = (2, 3, 5, 4): "
@@ -51,8 +55,13 @@ def _merge_called(merge_heads, right) -> None:
 def _split_checked(split_heads, x, h:int):
     "`split_heads(x, h)`, a (B, h, n, d) tensor, or one line: positions divided among the heads, or the axes a wrong shape holds."
     B, n, hd = x.shape
+    before = (tuple(x.shape), x.stride())
     try: heads = split_heads(x, h)
     except NotImplementedError: raise
+    except TypeError as e:
+        if 'float' not in str(e): raise
+        raise AssertionError(f"split_heads raised TypeError ({str(e).splitlines()[0][:70]}) on x of shape {tuple(x.shape)}, h={h}: a size is a "
+                             "float, as hd / h is (true division); sizes are whole numbers, d = hd // h") from None
     except (RuntimeError, IndexError) as e:
         if not isinstance(e, RuntimeError) or not runs_ok(split_heads, x[:, :h], h):
             raise AssertionError(f"split_heads raised {type(e).__name__} ({str(e).splitlines()[0][:70]}) on x of shape {tuple(x.shape)}, h={h}: "
@@ -64,12 +73,21 @@ def _split_checked(split_heads, x, h:int):
     if isinstance(heads, torch.Tensor) and heads.shape == (B, hd // h, n, h) and torch.equal(heads, x.view(B, n, hd // h, h).transpose(1, 2)):
         raise AssertionError(f"split_heads(x of shape {tuple(x.shape)}, h={h}) gave {heads.shape}; expected (B, h, n, d) = {(B, h, n, hd // h)}: yours is (B, d, n, h): you cut the features into pieces of h = {h} "
             f"(h read as one head's size, or x.split(h, -1), whose argument is a piece's size), {hd // h} of them; cut them into h pieces of d = {hd // h}: x.view(B, n, h, d), or x.chunk(h, -1)")
+    assert (tuple(x.shape), x.stride()) == before, (f"split_heads changed its input x in place: its shape is now {tuple(x.shape)}: an in-place "
+        "method (transpose_, unsqueeze_, resize_, with an underscore) changes the caller's tensor; use transpose(1, 2) and view, which return new views")
+    if isinstance(heads, torch.Tensor) and hd // h > 1 and heads.shape == (B, h, n, hd // h - 1) and torch.equal(heads, x.view(B, n, h, hd // h)[..., :-1].transpose(1, 2)):
+        raise AssertionError(f"split_heads(x of shape {tuple(x.shape)}, h={h}) gave {heads.shape}: each head is one feature short, {hd // h - 1} of "
+            f"d = {hd // h}: a slice i*d:(i+1)*d - 1 leaves out feature (i+1)*d - 1, a stop being exclusive; x[..., i*d:(i+1)*d] takes the d features i*d .. (i+1)*d - 1")
     axes = shape_axes(getattr(heads, 'shape', ()), dict(B=B, h=h, n=n, d=hd // h))
     assert isinstance(heads, torch.Tensor) and heads.shape == (B, h, n, hd // h), \
         (f"split_heads(x of shape {tuple(x.shape)}, h={h}) gave {getattr(heads, 'shape', f'a {type(heads).__name__}, not one tensor')}; expected (B, h, n, d) = "
          f"{(B, h, n, hd // h)}" + (f": yours is {axes}; view x as (B, n, h, d), then transpose(1, 2) brings h before n" if axes else ""))
+    assert heads.dtype == x.dtype, (f"split_heads of a {x.dtype} x gave {heads.dtype}: keep the input's dtype (no .float(), .double() or "
+                                    ".half()); view and transpose never change it")
     return heads
 
+
+# %% ../../nbs/course_multihead.ipynb #h36a0207
 def _heads_grad(split_heads, merge_heads, x) -> None:
     "Fail, naming a cut graph, if merge_heads(split_heads(x, 3)) sends no gradient back to x (a .detach(), .data or a NumPy round trip)."
     xg = x.detach().clone().requires_grad_()
@@ -77,6 +95,15 @@ def _heads_grad(split_heads, merge_heads, x) -> None:
         y = merge_heads(split_heads(xg, 3)); g = torch.autograd.grad(y.sum(), xg, allow_unused=True)[0] if y.requires_grad else None
     assert g is not None, ("no gradient reaches x through merge_heads(split_heads(x, h)): "
         "a .detach(), .data, torch.no_grad() or a NumPy round trip cut the graph; training learns W^Q, W^K, W^V through these heads: keep to view, transpose and reshape")
+
+def _heads_left(merged, right) -> str:
+    "If `merged` holds the first k of the h heads side by side (1 < k < h: the last ones left out by a loop's bound): named, else ''."
+    B, h, n, d = right.shape
+    k = next((k for k in range(2, h) if isinstance(merged, torch.Tensor) and merged.shape == (B, n, k * d)
+              and torch.equal(merged, right[:, :k].transpose(1, 2).reshape(B, n, k * d))), None)
+    if k is None: return ""
+    return (f": that is the first {k} of the {h} heads side by side, the last {'one' if h - k == 1 else h - k} left out: your loop stops "
+            "short (range(x.shape[1] - 1), a C-style bound); Concat(head_1, ..., head_h) takes every head, range(h)")
 
 def _merge_batch(merged, right) -> str:
     "If `merged` holds the sentences concatenated (list(x) or x.unbind(0) iterates over the batch): that named, else ''."
@@ -91,6 +118,11 @@ def _split_story(heads, x, h:int) -> str:
     "Which view and permutation of x (B, n, h*d) gives `heads`, read as the mistake it is; or where head 0 differs."
     B, n, hd = x.shape; d = hd // h
     head = f"head 0 must hold features 0..{d - 1} of every position (x[..., 0:{d}]): split the last axis into (h, d), then move h forward; "
+    right = x.view(B, n, h, d).transpose(1, 2)
+    c = float((heads * right).sum() / (right * right).sum())
+    if abs(c - 1) > 1e-3 and c != 0 and near(heads, right * c, 2, magnitude=right):
+        return (f"every head holds x's features times {scale_name(c, d)}: split_heads only moves the features, head i holds "
+                f"x[..., i*d:(i+1)*d] as they are; a factor such as 1/sqrt(d_k) belongs to attention, which scales the scores")
     if torch.equal(heads.flip(1), x.view(B, n, h, d).transpose(1, 2)): return head + "yours holds the heads in reverse order"
     if B > 1 and torch.equal(heads[0], x[0].view(n, h, d).transpose(0, 1)) and all(torch.equal(heads[b], heads[0]) for b in range(B)) and not torch.equal(x[0], x[1]):
         return ("every sentence of the batch holds sentence 0's heads: your split reads x[0] alone (then broadcasts it); split every sentence, "
@@ -126,8 +158,9 @@ def _one_head(merged, right) -> str|None:
                                    "(B, n, h*d): transpose(1, 2), then reshape")
 
 def _load_into_loop(loop, ours, d_model:int, h:int) -> None:
-    "`loop.load_from(ours)`; a RuntimeError from a block of the wrong shape named: a per-head weight takes rows, not columns."
-    try: loop.load_from(ours)
+    "`loop.load_from(ours)`; a RuntimeError from a block of the wrong shape named: a per-head weight takes rows, not columns; a new module returned, this one left as it was, named."
+    before = [p.detach().clone() for p in loop.parameters()]
+    try: ret = loop.load_from(ours)
     except RuntimeError as e:
         if 'leaf Variable' in str(e): raise AssertionError(f"d_model={d_model}, h={h}: load_from raised RuntimeError ({str(e)[:60]}): copying into a "
             "parameter in place is tracked by autograd; copy under torch.no_grad() (decorate load_from with @torch.no_grad())") from None
@@ -137,6 +170,9 @@ def _load_into_loop(loop, ours, d_model:int, h:int) -> None:
                              f"(d_k, d_model) = ({d}, {d_model}), nn.Linear's (out, in): head i's are rows i*d_k .. (i+1)*d_k - 1, "
                              f"w_q.weight[i*d_k:(i+1)*d_k]; the columns [:, i*d_k:(i+1)*d_k] are ({d_model}, {d}), another block, and so are the rows "
                              "transposed (.T, the paper's (in, out) layout of W_i^Q): nn.Linear already stores the transpose, copy the rows as they are") from None
+    assert not (isinstance(ret, nn.Module) and ret is not loop and all(torch.equal(a, p) for a, p in zip(before, loop.parameters()))), (
+        f"d_model={d_model}, h={h}: load_from returned a new {type(ret).__name__} and left the module it was called on as it was (a classmethod, "
+        "or a from_pretrained-style factory): loop.load_from(mha) must fill loop's own layers; copy into self's, and return nothing")
 
 def _head_blocks(loop, m) -> str|None:
     "If a ModuleList of `loop`'s per-head layers holds one projection's blocks of rows, but not head i's block in head i: which, else None."
@@ -166,6 +202,22 @@ def _heads_kept(split_heads, merge_heads, x, right) -> None:
     assert not odd, (f"on a torch.float32 x, {' and '.join(odd)}: keep the input's dtype (no .double(), .float() or .half()); "
                      "view, transpose and reshape never change it")
 
+# %% ../../nbs/course_multihead.ipynb #h36a0203
+def _merge_kept_input(merge_heads, right):
+    "`merge_heads(right)`, failing if it changed its input in place (transpose_)."
+    before = (tuple(right.shape), right.stride()); merged = merge_heads(right)
+    assert (tuple(right.shape), right.stride()) == before, (f"merge_heads changed its input in place: the heads {before[0]} are now "
+        f"{tuple(right.shape)}: transpose_ (with an underscore) transposes the caller's tensor; use transpose(1, 2), which returns a new view")
+    return merged
+
+def _one_position(split_heads, merge_heads, x1) -> None:
+    "Fail, naming a squeeze, if one sentence of one position x1 (1, 1, 12) loses an axis in split_heads(x1, 3) or merge_heads of its heads."
+    s1, m1 = split_heads(x1, 3), merge_heads(x1.view(1, 1, 3, 4).transpose(1, 2))
+    bad = [f"{f} gave {tuple(getattr(t, 'shape', ()))}, expected {e}" for f, t, e in (('split_heads', s1, (1, 3, 1, 4)), ('merge_heads', m1, (1, 1, 12)))
+           if tuple(getattr(t, 'shape', ())) != e]
+    assert not bad, ("one sentence of one position, B = n = 1: " + '; '.join(bad) + ": .squeeze() drops every axis of size 1, the batch's and "
+                     "the positions' too; keep (B, h, n, d) and (B, n, h*d) whatever the sizes")
+
 # %% ../../nbs/course_multihead.ipynb #a26s0202
 @report
 def check_heads(split_heads, merge_heads) -> str:
@@ -179,13 +231,15 @@ def check_heads(split_heads, merge_heads) -> str:
             "features of other positions; view it as (B, n, h, d), then transpose(1, 2)" if torch.equal(heads, x.view(2, 3, 5, 4))
             else _split_story(heads, x, 3))
     _merge_called(merge_heads, right.contiguous())                  # (B, h, n, d) as attention returns it: contiguous
-    merged = merge_heads(right)
+    merged = _merge_kept_input(merge_heads, right)
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', f'a {type(merged).__name__}, not one tensor')}; expected (B, n, h*d) = (2, 5, 12)" + \
         {(2, 5, 4): _one_head(merged, right) or ": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side", (2, 15, 4): ": the heads "
          "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)",
          (2, 60): ": one vector per sentence, n*h*d = 60 features: flatten(1) merged the positions too; flatten(2) after transpose(1, 2), or reshape(B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "") + (f": yours is {axes}; transpose(1, 2) to (B, n, h, d), then reshape(B, n, h*d)"
-                                                         if (axes := shape_axes(getattr(merged, 'shape', ()), dict(B=2, h=3, n=5, d=4))) else "") + _merge_batch(merged, right) + _merge_unpacked(merge_heads, merged)
+                                                         if (axes := shape_axes(getattr(merged, 'shape', ()), dict(B=2, h=3, n=5, d=4))) else "") + _merge_batch(merged, right) + _merge_unpacked(merge_heads, merged) + _heads_left(merged, right)
+    assert merged.dtype == right.dtype, (f"merge_heads of {right.dtype} heads gave {merged.dtype}: keep the input's dtype (no .float(), "
+                                         ".double() or .half()); transpose and reshape never change it")
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
@@ -202,10 +256,12 @@ def check_heads(split_heads, merge_heads) -> str:
         q, k, v = split_heads(F.linear(x, Wq, bq), 3), split_heads(F.linear(mem, Wk, bk), 3), split_heads(F.linear(mem, Wv, bv), 3)
         y, ref = mha.out_proj(merge_heads(F.scaled_dot_product_attention(q, k, v))), mha(x, mem, mem, need_weights=False)[0]
     assert torch.allclose(y, ref, atol=1e-9), f"with your heads, nn.MultiheadAttention's output is off by {(y - ref).abs().max():.2g}"
+    _one_position(split_heads, merge_heads, rnd(1, 1, 12))
     return "split_heads and merge_heads work inside PyTorch's nn.MultiheadAttention"
 
 # %% ../../nbs/course_multihead.ipynb #a26s02x05
-_LOOP_HINTS = {'self-attention': "load_from must copy every head's rows of W^Q, W^K, W^V (and their biases) and W^O; "
+_LOOP_HINTS = {'encoder-decoder attention to another memory': "queries come from x, keys and values from the mem of this call",
+               'self-attention': "load_from must copy every head's rows of W^Q, W^K, W^V (and their biases) and W^O; "
                                  "concatenate the heads in order, then apply W^O",
                'encoder-decoder attention': "queries come from x, keys and values from mem",
                'a causal mask': "pass the mask on to every head, its head axis dropped: (B, 1, n_q, n_k) -> (B, n_q, n_k)"}
@@ -213,11 +269,12 @@ _LOOP_HINTS = {'self-attention': "load_from must copy every head's rows of W^Q, 
 def _loop_output(loop, case, args, kw, d_model, h, x):
     "`loop(*args, **kw)`, a size error named: in W^O (the heads concatenated on the wrong axis), or with mem (keys or values from x)."
     try: return loop(*args, **kw)
-    except (RuntimeError, TypeError) as e:
+    except (RuntimeError, TypeError, AttributeError) as e:
         names = list(inspect.signature(loop.forward).parameters) if isinstance(loop, nn.Module) else []
         if len(args) > 1 and len(names) > 2 and 'mask' in names[1].lower():
             raise AssertionError(f"d_model={d_model}, h={h}, {case}: loop(x, mem) raised {type(e).__name__} ({str(e).splitlines()[0][:60]}): your forward takes "
                 f"({', '.join(names[:3])}), the mask second; the exercise's order is forward(x, mem=None, mask=None), MultiHeadAttention's, whose callers pass mem second") from None
+        if why := _forward_story(loop, args, kw, e): raise AssertionError(f"d_model={d_model}, h={h}, {case}: {why}") from None
         if not isinstance(e, RuntimeError): raise
         if len(args) > 1 and 'size' in str(e) and 'shapes cannot be multiplied' not in str(e):
             raise AssertionError(f"d_model={d_model}, h={h}, {case}: raised RuntimeError ({str(e).splitlines()[0][:70]}) with x of "
@@ -230,12 +287,29 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
         rows, feats = (int(s) for s in re.search(r'\((\d+)x(\d+) and', str(e)).groups())
         stacked = rows == h * args[0].shape[0] * args[0].shape[1] and feats == d_model // h   # h times the rows, one head's features
         weights = not stacked and feats == h * (n_k := args[-1].shape[1]) != d_model      # each head its (B, n_q, n_k) weights
+        one = not stacked and not weights and h > 1 and feats == d_model // h and rows == args[0].shape[0] * args[0].shape[1]   # one head's features
         raise AssertionError(f"d_model={d_model}, h={h}, {case}: W^O was given {rows} rows of {feats} features, not "
             f"{args[0].shape[0] * args[0].shape[1]} rows of h*d_k = {d_model}"
             + (f": your {h} heads were concatenated on the batch axis (torch.cat(heads, 0)) or the query axis (1)" if stacked else "")
             + (f": each head gave {n_k} features, the number of keys: attention(...) returns (output, weights), and a head is the output, [0], "
-               "(B, n_q, d_k), not the weights, [1], (B, n_q, n_k)" if weights else ": concatenate the heads on the last axis, "
+               "(B, n_q, d_k), not the weights, [1], (B, n_q, n_k)" if weights else f": that is one head's d_k = {d_model // h} features: one head "
+               "alone reached torch.cat (an append outside the loop over the heads, or each head overwriting the last); append every head, then "
+               "torch.cat(heads, -1)" if one else ": concatenate the heads on the last axis, "
                "torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)")) from None
+
+# %% ../../nbs/course_multihead.ipynb #h36a0205
+def _forward_story(loop, args, kw, e) -> str|None:
+    "Why loop(*args, **kw) raised `e`: a forward that requires more than x (the Annotated Transformer's (query, key, value, mask)), or a mask used when None; else None."
+    sig = inspect.signature(loop.forward).parameters if isinstance(loop, nn.Module) else {}
+    req = [n for n, p in sig.items() if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if isinstance(e, TypeError) and 'required positional argument' in str(e) and len(req) > len(args):
+        return (f"raised TypeError ({e}): your forward requires ({', '.join(req)}), as the Annotated "
+                "Transformer's takes (query, key, value, mask); the exercise's is forward(x, mem=None, mask=None), MultiHeadAttention's: x gives the "
+                "queries, mem (x when None) the keys and values, so that loop(x) is self-attention")
+    if isinstance(e, (TypeError, AttributeError)) and 'NoneType' in str(e) and 'mask' not in kw:
+        return (f"with no mask (mask=None) your forward raised {type(e).__name__} ({e}): it uses the mask "
+                "even when there is none; only a given mask has axes: m = None if mask is None else mask[:, 0]")
+    return None
 
 # %% ../../nbs/course_multihead.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False, kv:bool=False,
@@ -297,6 +371,7 @@ def _loaded_rows(loop, m) -> str|None:
     if unbiased and all(any(torch.equal(l.bias, b) for b in biases) for l in unbiased):
         return (f"load_from gave {len(unbiased)} per-head layers the bias of another head: head i's b_i^Q is "
                 "w_q.bias[i*d_k:(i+1)*d_k], the same entries as its rows of the weight (and so for b_i^K and b_i^V)")
+    if unbiased and (why := _bias_entry(unbiased, projs)): return why
     if unbiased:
         return (f"load_from copied the weights but not the biases of {len(unbiased)} per-head layers: head i's b_i^Q is "
                 "w_q.bias[i*d_k:(i+1)*d_k], b_i^K and b_i^V the same entries of w_k.bias and w_v.bias")
@@ -304,6 +379,13 @@ def _loaded_rows(loop, m) -> str|None:
         return "load_from copied W^O's weight but not its bias: copy w_o.bias too"
     return None
 
+
+# %% ../../nbs/course_multihead.ipynb #h36a0209
+def _bias_entry(unbiased:list, projs) -> str|None:
+    "If every layer in `unbiased` has one entry of w_q's, w_k's or w_v's bias in all its places (an index where a slice was meant): named, else None."
+    if not all(l.bias.numel() > 1 and bool((l.bias == l.bias[0]).all()) and bool((torch.cat([W.bias for W in projs]) == l.bias[0]).any()) for l in unbiased): return None
+    return (f"load_from gave {len(unbiased)} per-head layers one entry of a bias, spread over all d_k of theirs (w_q.bias[i], an index "
+            "where a slice was meant): head i's b_i^Q is the slice w_q.bias[i*d_k:(i+1)*d_k], the same entries as its rows of the weight")
 
 # %% ../../nbs/course_multihead.ipynb #a26s0205m
 def _loop_mistake(m, got, args, kw) -> str|None:
@@ -334,11 +416,24 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                  + ": each role has its own projection, Q = x W_i^Q, K = mem W_i^K, V = mem W_i^V": dict(use=''.join(u))
                  for u in itertools.product('qkv', repeat=3) if ''.join(u) not in ('qkv', 'kqv', 'qvk')}   # Q-K, K-V swaps: above
     with torch.no_grad():
+        want = m(*args, **kw)
+        if why := _after_wo(want, got, args): return why
         if 'mask' in kw and kw['mask'].shape[0] > 1 and (got - m(*args, mask=kw['mask'][:1])).abs().max() < 1e-4:
             return ("every sentence got the first sentence's mask (mask[0]): each sentence has its own padding; keep the batch axis and "
                     "drop the head axis alone, mask[:, 0] -> (B, n_q, n_k)")
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
 
+
+# %% ../../nbs/course_multihead.ipynb #h36a0206
+def _after_wo(want, got, args) -> str|None:
+    "If `got` is MultiHead's output `want` passed through a ReLU, added to x (the residual) or layer-normalised: named, else None."
+    after = {"your output is MultiHead(...) passed through a ReLU (no entry below 0): multi-head attention ends with the linear W^O, no "
+             "activation after it (the ReLU is the feed-forward network's, §3.3)": F.relu(want),
+             "your output is x + MultiHead(x, ...): the residual connection belongs to the sub-layer around the attention (06_model), which "
+             "adds x itself; return Concat(head_1, ..., head_h) W^O alone": args[0] + want,
+             "your output is MultiHead(...) layer-normalised: the Add & Norm around each sub-layer is the model's (06_model), not the "
+             "attention's; return Concat(head_1, ..., head_h) W^O alone": F.layer_norm(want, want.shape[-1:])}
+    return next((why for why, t in after.items() if (got - t).abs().max() < 1e-4), None)
 
 # %% ../../nbs/course_multihead.ipynb #a26r0049
 def _loop_heads(ours, got, args, kw) -> str:
@@ -395,9 +490,31 @@ def _loop_layers(loop, d_model:int, h:int, lins:list) -> str:
             f"nn.Linear(d_model, d_k), so the h heads together are d_model wide" if wide else
             f"one nn.Linear(d_model, d_k) = nn.Linear({d_model}, {d_k}) per head for each of W^Q, W^K, W^V ({3 * h}), and one for W^O"))
 
+
+# %% ../../nbs/course_multihead.ipynb #h36a0208
+def _loop_swapped(LoopMHA, d_model:int, h:int) -> str:
+    "If LoopMHA(h, d_model) builds the layers LoopMHA(d_model, h) should (the arguments read in the other order): named, else ''."
+    try: alt = LoopMHA(h, d_model)
+    except Exception: return ''
+    lins = [m for m in alt.modules() if isinstance(m, nn.Linear)]
+    if not (len(lins) == 3 * h + 1 and sum((l.in_features, l.out_features) == (d_model, d_model // h) for l in lins) == 3 * h): return ''
+    return (f"LoopMHA({h}, {d_model}) builds the layers LoopMHA({d_model}, {h}) should: your __init__ takes (h, d_model), the Annotated "
+            "Transformer's MultiHeadedAttention order; the exercise's is LoopMHA(d_model, h), as MultiHeadAttention(d_model, h)")
+
+def _loop_extra(loop) -> str:
+    "The modules with parameters that `loop` holds besides nn.Linear layers (a LayerNorm, an embedding), named, or ''."
+    extra = [f"{n} ({type(m).__name__})" for n, m in loop.named_modules() if n and not isinstance(m, (nn.Linear, nn.ModuleList))
+             and any(True for _ in m.parameters(recurse=False))]
+    return "" if not extra else (f": yours holds {', '.join(extra)} besides them; the Add & Norm around the sub-layer is the model's (06_model), "
+                                 "not the attention's: keep only the per-head layers and W^O")
+
 def _loop_built(LoopMHA, d_model:int, h:int):
     "LoopMHA(d_model, h), a size given as a float named."
     try: return LoopMHA(d_model, h)
+    except AttributeError as e:
+        if 'before Module.__init__() call' not in str(e): raise
+        raise AssertionError(f"LoopMHA({d_model}, {h}) raised AttributeError ({e}): nn.Module's own set-up, super().__init__(), must run first in "
+                             "__init__, before any layer is assigned to self") from None
     except TypeError as e:
         if 'float' not in str(e): raise
         raise AssertionError(f"LoopMHA({d_model}, {h}) raised TypeError ({str(e).splitlines()[0][:70]}): a layer's size is a float, as "
@@ -460,6 +577,14 @@ def _mask_read(m, got, args, kw) -> str|None:
             "the causal one; the encoder and the encoder-decoder attention see every key)": torch.ones(x.shape[1], mem.shape[1], dtype=torch.bool).tril()}
     with torch.no_grad(): return next((why for why, mask in tries.items() if (got - m(*args, mask=mask)).abs().max() < 1e-4), None)
 
+def _mem_kept(m, got, args, earlier) -> str|None:
+    "If `got`, for a memory other than `earlier`, is the attention to `earlier` (keys and values kept from an earlier call): named, else None."
+    if len(args) < 2 or args[1] is earlier: return None
+    with torch.no_grad():
+        if (got - m(args[0], earlier)).abs().max() >= 1e-4: return None
+    return ("with another memory, your output is the attention to the earlier call's: keys and values kept from an earlier call (a cache "
+            "never reset); project w_k(mem) and w_v(mem) of the memory given, at every call")
+
 def _train_steady(loop, x, d_model:int, h:int) -> None:
     "Fail, naming a dropout, if in training mode two calls on the same x differ: MultiHeadAttention has none (the model drops after each sub-layer)."
     loop.train()
@@ -482,7 +607,7 @@ def check_loop_mha(LoopMHA) -> str:
         per_head = sum((m.in_features, m.out_features) == (d_model, d_model // h) for m in lins)
         assert not (len(lins) == per_head == 3 * h), (f"LoopMHA({d_model}, {h}) has no W^O: after the {3 * h} per-head layers "
             "it needs one nn.Linear(h*d_k, d_model) that mixes the concatenated heads")
-        assert len(lins) == 3 * h + 1 and per_head >= 3 * h, _loop_layers(loop, d_model, h, lins)
+        assert len(lins) == 3 * h + 1 and per_head >= 3 * h, _loop_swapped(LoopMHA, d_model, h) or _loop_layers(loop, d_model, h, lins)
         nobias = [(l.in_features, l.out_features) == (d_model, d_model // h) for l in lins if l.bias is None]   # per head?
         assert not nobias, (f"LoopMHA({d_model}, {h}): " + " and ".join([f"{sum(nobias)} per-head layers"] * any(nobias) + ["W^O"] * (not all(nobias)))
             + " without a bias (bias=False): MultiHeadAttention's projections have biases; keep nn.Linear's default, and copy them in load_from")
@@ -493,11 +618,12 @@ def check_loop_mha(LoopMHA) -> str:
         _load_into_loop(loop, ours, d_model, h)
         n_loop, n_ours = count_params(loop), count_params(ours)
         assert n_loop == n_ours, (f"d_model={d_model}, h={h}: {n_loop:,} parameters, ours {n_ours:,}: one nn.Linear(d_model, d_k) "
-                                  "with a bias per head for each of W^Q, W^K, W^V, and one nn.Linear(h*d_k, d_model) for W^O")
+                                  f"with a bias per head for each of W^Q, W^K, W^V, and one nn.Linear(h*d_k, d_model) for W^O{_loop_extra(loop)}")
         x, mem, pm = torch.randn(2, 5, d_model), torch.randn(2, 7, d_model), torch.arange(7) < torch.tensor([[[[7]]], [[[4]]]])   # (B, 1, 1, S)
         _loop_steady(loop, x, d_model, h); _train_steady(loop, x, d_model, h)
         for case, args, kw in [('self-attention', (x,), {}), ('encoder-decoder attention', (x, mem), {}),
-                               ('a causal mask', (x,), dict(mask=causal_mask(5))), ('one query and a padding mask', (x[:, :1], mem), dict(mask=pm))]:
+                               ('a causal mask', (x,), dict(mask=causal_mask(5))), ('one query and a padding mask', (x[:, :1], mem), dict(mask=pm)),
+                               ('encoder-decoder attention to another memory', (x, torch.randn(2, 6, d_model)), {})]:
             want, got = ours(*args, **kw), _loop_output(loop, case, args, kw, d_model, h, x)
             assert isinstance(got, torch.Tensor) and got.shape == want.shape, \
                 f"d_model={d_model}, h={h}, {case}: output {getattr(got, 'shape', type(got).__name__)}; expected (B, n_q, d_model) = {tuple(want.shape)}" + \
@@ -508,6 +634,6 @@ def check_loop_mha(LoopMHA) -> str:
                  "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
-                                f"{_loaded_rows(loop, ours) or _head_blocks(loop, ours) or _mask_skipped(loop, ours, args, kw) or _mask_read(ours, got, args, kw) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
+                                f"{_mem_kept(ours, got, args, mem) or _loaded_rows(loop, ours) or _head_blocks(loop, ours) or _mask_skipped(loop, ours, args, kw) or _mask_read(ours, got, args, kw) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
         _loop_own(loop, ours, x, d_model, h)
     return "LoopMHA computes what MultiHeadAttention computes, head by head"
