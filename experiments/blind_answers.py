@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, the thirty-sixth, `36`, of notebooks 00 to 03 alone, the thirty-ninth, `39`, of notebooks 11 to 14 alone, the fortieth, `40`, and the forty-first, `41`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, the thirty-sixth, `36`, of notebooks 00 to 03 alone, the thirty-seventh, `37`, of notebooks 04 to 07 alone, the thirty-ninth, `39`, of notebooks 11 to 14 alone, the fortieth, `40`, and the forty-first, `41`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `thirty-sixth` for 36, `thirty-ninth` for 39, `fortieth` for 40, `forty-first` for 41; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `thirty-sixth` for 36, `thirty-seventh` for 37, `thirty-ninth` for 39, `fortieth` for 40, `forty-first` for 41; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -581,6 +581,47 @@ SETS = {
               ('first_run', '03_ffn', 'every state_dict entry sliced [..., 0], the biases too: load_state_dict refuses the sizes'): 'generic',
               ('first_run', '03_ffn', "the input stack frozen to copy it (conv.requires_grad_(False)): the caller's convolutions no longer learn"): 'generic',
            }, set()),
+    '37': ('thirty-seventh', 'blind_answers_37_set', {
+              ('first_run', '04_embeddings', 'nn.init.normal_(E, d_model ** -0.5): the std passed positionally, as the mean'): 'generic',
+              ('first_run', '04_embeddings', 'torch.rand for torch.randn: uniform on [0, d_model^-0.5), every entry positive'): 'generic',
+              ('first_run', '04_embeddings', "init std sqrt(d_model): the exponent's sign lost (d_model ** 0.5)"): 'generic',
+              ('first_run', '04_embeddings', "init std vocab ** -0.5: the table's first size, not d_model"): 'generic',
+              ('first_run', '04_embeddings', 'Kaiming-normal init (nn.init.kaiming_normal_): std sqrt(2 / d_model)'): 'generic',
+              ('first_run', '04_embeddings', 'padding found as all-zero embeddings, not by the id: a non-zero pad row gets a gradient'): 'generic',
+              ('first_run', '05_positional_encoding', '10000 ** 2i taken in int64 first, then the d_model-th root: it overflows from 2i = 6 on'): 'misleading',
+              ('first_run', '05_positional_encoding', "pos / 10000 ** 2*i / d_model: the exponent's parentheses lost"): 'misleading',
+              ('first_run', '05_positional_encoding', 'the exponent divided by n, not d_model (the two sizes confused)'): 'misleading',
+              ('first_run', '05_positional_encoding', 'ln(10000) hard-coded as 9.2 in the exp form: every frequency slightly off'): 'generic',
+              ('first_run', '05_positional_encoding', 'positions normalised to [0, 1) (pos / n)'): 'generic',
+              ('first_run', '05_positional_encoding', 'copy-paste: the sine in the odd dimensions too (no cosine at all)'): 'generic',
+              ('first_run', '05_positional_encoding', "the bias negated (ALiBi's subtracted penalty): -table[...]"): 'generic',
+              ('first_run', '05_positional_encoding', 'the key positions counted from 1 (arange(1, n_k + 1)): every offset one too large'): 'generic',
+              ('first_run', '05_positional_encoding', 'offsets beyond K given a zero bias instead of the clipped edge row'): 'generic',
+              ('first_run', '06_model', 'the norm and the dropout kept in a plain Python list: not registered (no parameters; .eval() never reaches the dropout)'): 'misleading',
+              ('first_run', '06_model', 'locked dropout (AWD-LSTM): one mask per sentence, shared by all its positions'): 'misleading',
+              ('first_run', '06_model', "the LayerNorm built lazily at the first forward (Keras's build): no parameters until then"): 'misleading',
+              ('first_run', '06_model', "nn.LayerNorm(512): the base model's width hard-coded"): 'generic',
+              ('first_run', '06_model', 'the FFN sub-layers without their residual: norm(ffn(x))'): 'generic',
+              ('first_run', '06_model', 'sqrt(d_model) applied after the positions are added: (E x + PE) * sqrt(d_model)'): 'generic',
+              ('first_run', '06_model', "the logits multiplied by sqrt(d_model): §3.4's embedding scale applied to the tied output too"): 'misleading',
+              ('first_run', '06_model', 'the causal part strictly lower (tril(-1)): no position attends to itself, position 0 to nothing'): 'generic',
+              ('first_run', '06_model', "the logits at the target's padded positions zeroed"): 'generic',
+              ('first_run', '06_model', 'F.dropout(x, 0.1) on the embedding sums (§5.4): training=True by default, so it drops in eval'): 'misleading',
+              ('first_run', '06_model', "the cross-attention sub-layer calls l.self_attn (copy-paste): the self-attention's weights on the memory"): 'generic',
+              ('first_run', '06_model', "counted by hand without the linear layers' biases"): 'generic',
+              ('first_run', '06_model', 'each decoder layer counted as an encoder layer: the cross-attention and its LayerNorm left out'): 'generic',
+              ('first_run', '06_model', 'the FFN counted as one matrix: W_2 and b_2 left out'): 'misleading',
+              ('first_run', '06_model', 'attention counted with three projections: W^O left out'): 'misleading',
+              ('first_run', '06_model', 'each LayerNorm counted with its gain only (d, not 2 d)'): 'generic',
+              ('first_run', '06_model', "'4-layer' read as the encoder: 4 encoder layers, the decoder's 6 kept"): 'generic',
+              ('first_run', '07_why_self_attention', 'the padded rows marked with valid[:w] = valid[-w:] = False: for r < 2 (w = 0) [-0:] marks every row'): 'misleading',
+              ('first_run', '07_why_self_attention', 'log_softmax for softmax: log-weights multiply the values'): 'misleading',
+              ('first_run', '07_why_self_attention', 'F.dropout(weights, 0.1) as attention does: training=True by default, random outputs'): 'misleading',
+              ('first_run', '07_why_self_attention', 'keys shifted by each offset with slicing and zero rows: breaks when r // 2 > n'): 'generic',
+              ('first_run', '07_why_self_attention', 'squeeze() after the batched matmul: a batch or head of one (or r < 2) loses its axis'): 'generic',
+              ('first_run', '07_why_self_attention', 'the edge mask cached at the first call (a global): stale for a later n or r'): 'generic',
+           },
+           {('04_embeddings', "the parameter named weight (nn.Embedding's name), not E")}),   # its values and gradients are a right answer's: no mistake
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -51,8 +51,7 @@ RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth
         'thirtieth': DATA['thirtieth'], 'thirty-first': DATA['thirty-first'],
         'thirty-second': DATA['thirty-second'], 'thirty-third': DATA['thirty-third'],
         'thirty-fourth': DATA['thirty-fourth'], 'thirty-fifth': DATA['thirty-fifth'],
-        'thirty-ninth': DATA['thirty-ninth'],
-        'thirty-sixth': DATA['thirty-sixth'],
+        'thirty-sixth': DATA['thirty-sixth'], 'thirty-seventh': DATA['thirty-seventh'], 'thirty-ninth': DATA['thirty-ninth'],
         'fortieth': DATA['fortieth'], 'forty-first': DATA['forty-first']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
@@ -63,7 +62,7 @@ PART = {'seventeenth': PAPER[:8], 'eighteenth': PAPER[8:],
         'twenty-sixth': PAPER[:8], 'twenty-seventh': PAPER[8:],
         'twenty-eighth': PAPER[:4], 'twenty-ninth': PAPER[4:8], 'thirtieth': PAPER[8:11], 'thirty-first': PAPER[11:],
         'thirty-second': PAPER[:4], 'thirty-third': PAPER[4:8], 'thirty-fourth': PAPER[8:11], 'thirty-fifth': PAPER[11:],
-        'thirty-ninth': PAPER[11:], 'thirty-sixth': PAPER[:4]}   # a measurement of some notebooks only: the paper notebooks it has rows for
+        'thirty-sixth': PAPER[:4], 'thirty-seventh': PAPER[4:8], 'thirty-ninth': PAPER[11:]}   # a measurement of some notebooks only: the paper notebooks it has rows for
 BOTH = [(run, table) for run in RUNS for table in TABLES]
 LATER = [run for run in RUNS if run != 'first']
 

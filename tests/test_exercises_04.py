@@ -540,3 +540,51 @@ def test_the_thirty_third_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t33_rejects(lambda: run(ns), says=re.escape(says))
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the thirty-seventh blind set's misses
+from transformer_nb.course.embeddings import check_my_embeddings as _t37_check_my_embeddings
+from nbtools import assert_rejects as _t37_rejects
+
+_T37_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.embeddings import *'   # the names the exercise's cell sees
+_T37 = {   # label: (the exercise, the answer's code, what its message must say)
+    'nn.init.normal_(E, d_model ** -0.5): the std passed as the mean': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.empty(vocab, d_model))\n        nn.init.normal_(self.E, d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        'nn.init.normal_(E, d_model ** -0.5) passes 1/sqrt(d_model) as the mean, its second argument'),
+    '(a variant) torch.nn.init.normal_(E, 1 / math.sqrt(d_model))': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.empty(vocab, d_model))\n        torch.nn.init.normal_(self.E, 1 / math.sqrt(d_model))\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        'passes 1/sqrt(d_model) as the mean'),
+    'torch.rand for torch.randn': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.rand(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        'every entry is at least 0'),
+    '(a variant) torch.rand(...) / math.sqrt(d_model)': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.rand(vocab, d_model) / math.sqrt(d_model))\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        'torch.rand draws uniformly from [0, 1)'),
+    "init std sqrt(d_model): the exponent's sign lost": ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** 0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        "is sqrt(d_model) = 4: the exponent's sign is lost"),
+    '(a variant) torch.randn(...) * math.sqrt(d_model)': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * math.sqrt(d_model))\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        "the exponent's sign is lost"),
+    'init std vocab ** -0.5': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * vocab ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        "is 1/sqrt(vocab) = 1/sqrt(50): the table's first size"),
+    '(a variant) divided by math.sqrt(vocab)': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) / math.sqrt(vocab))\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        '1/sqrt(vocab)'),
+    'Kaiming-normal init': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.empty(vocab, d_model))\n        nn.init.kaiming_normal_(self.E)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        "Kaiming's (He's) normal init"),
+    '(a variant) std sqrt(2 / d_model) by hand': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * math.sqrt(2 / d_model))\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        'sqrt(2) times 1/sqrt(d_model)'),
+    'padding found as all-zero embeddings': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.scale = math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        pad = (x == 0).all(-1, keepdim=True)        # the padding row is the zero row\n        return torch.where(pad, x.detach(), x) * self.scale',
+        "and got none while it was zero: your padding test looks at the embeddings' values (a zero row), not at the ids"),
+    '(a variant) padding found by a zero row sum': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.scale = math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        return torch.where(x.abs().sum(-1, keepdim=True) == 0, x.detach(), x) * self.scale',
+        "your padding test looks at the embeddings' values"),
+    '(another kind) uniform on [-1/sqrt(d_model), 1/sqrt(d_model)]': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter((torch.rand(vocab, d_model) * 2 - 1) / math.sqrt(d_model))\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        'the entries are uniform, none beyond'),
+    '(another kind) whole numbers from torch.randint': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randint(-1, 2, (vocab, d_model)).float())\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x = self.E[tokens]\n        x = torch.where((tokens == self.pad_id).unsqueeze(-1), x.detach(), x)\n        return x * self.scale',
+        'whole numbers (torch.randint)'),
+}
+
+@pytest.mark.parametrize('label', list(_T37))
+def test_the_thirty_seventh_sets_misses_are_named(label):
+    import re, torch
+    ex, src, says = _T37[label]
+    ns = {}
+    exec(_T37_PRELUDE, ns); exec(src, ns)
+    run = {'MyEmbeddings': lambda ns: _t37_check_my_embeddings(ns['MyEmbeddings'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t37_rejects(lambda: run(ns), says=re.escape(says))
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -283,7 +283,7 @@ def _pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * i / d), odd=torch.cos):
     (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 1) / d)), r"your pair i turns as the formula's pair i \+ 1: the pairs are numbered from 1"),
     (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 2) / d)), r"your pair i turns as the formula's pair i \+ 2: the pairs are numbered from 2"),
     (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 0.5) / d)), r"your exponents are \(2i \+ 1\)/d_model, from the odd dimensions' indices"),
-    (_pe_by(odd=torch.sin), r"d_model=2: .*at position 0 every even dimension is sin\(0\) = 0 and every odd one cos\(0\) = 1; yours starts \[0\.0, 0\.0\]"),
+    (_pe_by(odd=torch.sin), r"d_model=2: .*dimensions 2i and 2i \+ 1 hold the same numbers, the sine of the pair's angle twice"),
     (_pe_by(ang=lambda pos, i, d: pos / (1 + i)), r"pair 2 \(dimensions 4, 5\) turns by 0\.3333 per position, the formula's by 1 / 10000\^\(2\*2/16\) = 0\.1"),
 ])
 def test_encoding_mistakes_nobody_listed_are_named_by_property(answer, says):
@@ -308,7 +308,7 @@ class _RelBiasShifted(_RelBiasBy):
 
 @pytest.mark.parametrize('cls, says', [
     (_RelBiasByQuery, r"forward\(4, 4\)\[:, 0, 1\] should be table\[3\] .*: \(i, j\) = \(0, 1\) and \(1, 2\) have the same offset j - i = 1 but get rows 2 and 3"),
-    (_RelBiasShifted, r"forward\(4, 4\)\[:, 0, 0\] should be table\[2\] .*: your rows by offset j - i are \{-3: 0, -2: 0, -1: 0, 0: 1, 1: 2, 2: 3, 3: 4\}; the paper's are"),
+    (_RelBiasShifted, r"forward\(4, 4\)\[:, 0, 0\] should be table\[2\] .*: every offset is one too small, j - i - 1 \(the queries' positions counted from 1, torch.arange\(1, n \+ 1\), or the offset taken from the next key\)"),
 ])
 def test_relative_bias_mistakes_nobody_listed_are_mapped_by_offset(cls, says):
     assert_rejects(check_relative_bias, cls, says=says)
@@ -656,4 +656,62 @@ def test_the_thirty_third_sets_misses_are_named(label):
     run = {'my_encoding': lambda ns: _t33_check_encoding(ns['my_encoding']), 'RelativeBias': lambda ns: _t33_check_relative_bias(ns['RelativeBias'])}[ex]
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t33_rejects(lambda: run(ns), says=re.escape(says))
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the thirty-seventh blind set's misses
+from transformer_nb.course.positional import check_encoding as _t37_check_encoding, check_relative_bias as _t37_check_relative_bias
+from nbtools import assert_rejects as _t37_rejects
+
+_T37_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.positional import *'   # the names the exercise's cell sees
+_T37 = {   # label: (the exercise, the answer's code, what its message must say)
+    '10000 ** 2i in int64, then the root': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2)\n    angle = pos / (10000 ** two_i) ** (1 / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'pairs 0 to 2 are right and every pair from 3 on is wrong (NaN): 10000^(2i) at 2i = 6 is 1e24, past the largest int64'),
+    '(a variant) 10000.0 ** two_i in float32, then the root': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)\n    angle = pos / ((10000.0 ** two_i) ** (1 / d_model)).double()\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'past the largest float32'),
+    'pos / 10000 ** 2*i / d_model: the parentheses lost': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    i = torch.arange(d_model // 2, dtype=torch.float64)\n    angle = pos / 10000 ** 2*i / d_model\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        "the exponent's parentheses are lost"),
+    '(a variant) pos / 10000 ** 2*i / d_model with i = 0, 2, 4': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** 2 * two_i / d_model\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        "the exponent's parentheses are lost"),
+    'the exponent over n': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / n)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'your exponents are 2i/n, over the number of positions n = 50'),
+    '(a variant) the exponent over n in the exp form': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    div = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / n))\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div)\n    return pe.float()',
+        'over the number of positions'),
+    'ln(10000) rounded to 9.2': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    div = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-9.2 / d_model))\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div)\n    return pe.float()',
+        'the base is 9897.13 = e^9.2, not 10000 = e^9.2103'),
+    '(a variant) ln(10000) written as 9': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    div = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-9.0 / d_model))\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div)\n    return pe.float()',
+        'in the exp form, exp(-2i/d_model · ln 10000), the log is math.log(10000), not rounded'),
+    'positions divided by n': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None] / n\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'your positions are divided by n = 50 (normalised to [0, 1))'),
+    'the sine in the odd dimensions too': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2] = torch.sin(angle)\n    pe[:, 1::2] = torch.sin(angle)\n    return pe.float()',
+        'dimensions 2i and 2i + 1 hold the same numbers, the sine of the pair'),
+    '(a variant) the cosine in both dimensions': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2] = torch.cos(angle)\n    pe[:, 1::2] = torch.cos(angle)\n    return pe.float()',
+        'the cosine of the pair'),
+    'the bias negated': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h:int, K:int):\n        super().__init__()\n        self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q:int, n_k:int):\n        rel = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        b = self.table[rel.clamp(-self.K, self.K) + self.K]                    # (n_q, n_k, h)\n        return -b.permute(2, 0, 1)',
+        "your bias is the table's rows negated"),
+    '(a variant) 0 - table[...]': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h:int, K:int):\n        super().__init__()\n        self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q:int, n_k:int):\n        rel = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        b = self.table[rel.clamp(-self.K, self.K) + self.K]                    # (n_q, n_k, h)\n        return (0 - b).permute(2, 0, 1)',
+        'it is -table[2], a row negated'),
+    'the table in float64': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h:int, K:int):\n        super().__init__()\n        self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h, dtype=torch.float64) * 0.02)\n    def forward(self, n_q:int, n_k:int):\n        rel = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        b = self.table[rel.clamp(-self.K, self.K) + self.K]                    # (n_q, n_k, h)\n        return b.permute(2, 0, 1)',
+        'your table is torch.float64'),
+    '(a variant) the table .double()': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h:int, K:int):\n        super().__init__()\n        self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h).double())\n    def forward(self, n_q:int, n_k:int):\n        rel = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[rel.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)',
+        'make the table in the default dtype'),
+    'the keys counted from 1': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h:int, K:int):\n        super().__init__()\n        self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q:int, n_k:int):\n        rel = torch.arange(1, n_k + 1)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[rel.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)',
+        "every offset is one too large, j - i + 1 (the keys' positions counted from 1"),
+    '(a variant) the queries counted from 1': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h:int, K:int):\n        super().__init__()\n        self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q:int, n_k:int):\n        rel = torch.arange(n_k)[None, :] - torch.arange(1, n_q + 1)[:, None]\n        return self.table[rel.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)',
+        "every offset is one too small, j - i - 1 (the queries' positions counted from 1"),
+    'offsets past K get 0': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h:int, K:int):\n        super().__init__()\n        self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q:int, n_k:int):\n        rel = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        b = self.table[rel.clamp(-self.K, self.K) + self.K]                    # (n_q, n_k, h)\n        b = b.masked_fill((rel.abs() > self.K)[..., None], 0.0)   # too far: no bias\n        return b.permute(2, 0, 1)',
+        'the offsets past ±K get a bias of 0'),
+    '(a variant) torch.where for the far offsets': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h:int, K:int):\n        super().__init__()\n        self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n    def forward(self, n_q:int, n_k:int):\n        rel = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        b = self.table[rel.clamp(-self.K, self.K) + self.K]                    # (n_q, n_k, h)\n        return torch.where((rel.abs() <= self.K)[..., None], b, torch.zeros_like(b)).permute(2, 0, 1)',
+        'the offsets past ±K get a bias of 0'),
+}
+
+@pytest.mark.parametrize('label', list(_T37))
+def test_the_thirty_seventh_sets_misses_are_named(label):
+    import re, torch
+    ex, src, says = _T37[label]
+    ns = {}
+    exec(_T37_PRELUDE, ns); exec(src, ns)
+    run = {'my_encoding': lambda ns: _t37_check_encoding(ns['my_encoding']), 'RelativeBias': lambda ns: _t37_check_relative_bias(ns['RelativeBias'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t37_rejects(lambda: run(ns), says=re.escape(says))
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_complexity.html.md"
 __all__ = ['check_restricted_attention']
 
 # %% ../../nbs/course_complexity.ipynb #cc07impx
-import re
+import re, types
 import torch
 import torch.nn.functional as F
 from .checking import report, where_differ, scale_name, fit_scale, call_kept, runs_ok
@@ -26,6 +26,39 @@ class _Shapes(TorchFunctionMode):
         for t in (out if isinstance(out, (tuple, list)) else (out,)):
             if isinstance(t, torch.Tensor): self.shapes.append(tuple(t.shape))
         return out
+
+# %% ../../nbs/course_complexity.ipynb #h37c0701
+class _Watch(TorchFunctionMode):
+    "While active: the (kernel_size, padding) of every F.unfold (im2col) call, and the shape of every tensor squeezed with no dim that has an axis of size 1."
+    def __init__(self): super().__init__(); self.unfolds, self.squeezed = [], []
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is F.unfold:
+            a, pair = {**dict(zip(('input', 'kernel_size', 'dilation', 'padding', 'stride'), args)), **kwargs}, lambda x: tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+            self.unfolds.append((pair(a.get('kernel_size')), pair(a.get('padding', 0))))
+        if func is torch.Tensor.squeeze and len(args) == 1 and not kwargs and 1 in args[0].shape: self.squeezed.append(tuple(args[0].shape))
+        return func(*args, **kwargs)
+
+def _watched(fn, q, k, v, r:int) -> _Watch:
+    "What `fn(q, k, v, r)` does under `_Watch`, an error it raises ignored."
+    with _Watch() as seen:
+        try: fn(q, k, v, r)
+        except Exception: pass
+    return seen
+
+def _im2col_story(fn, q, k, v, r:int) -> str|None:
+    "If `fn` calls F.unfold (im2col) with a kernel that slides over the features, or with a window other than 2 * (r // 2) + 1 rows padded by r // 2: named, else None."
+    w = r // 2
+    for kernel, pad in _watched(fn, q, k, v, r).unfolds:
+        if kernel[0] == 1 and kernel[1] != 1:
+            return (f"your F.unfold slides its kernel_size={kernel} over the features: F.unfold (im2col) reads a (B, C, H, W) input, here (B, h, n, d_k), "
+                    "and its kernel_size and padding are (rows, columns), (positions, features); a window of 2 * (r // 2) + 1 positions is "
+                    "kernel_size=(2 * (r // 2) + 1, 1), padding=(r // 2, 0)")
+        if kernel != (2 * w + 1, 1) or pad[0] != w:
+            return (f"your F.unfold takes windows of kernel_size={kernel} with padding={pad}: query i's window holds the keys i - r // 2 .. i + r // 2, "
+                    f"2 * (r // 2) + 1 = {2 * w + 1} of them (r = {r}), with r // 2 = {w} rows padded at each end: kernel_size=(2 * (r // 2) + 1, 1), padding=(r // 2, 0)")
+    return None
+
 
 # %% ../../nbs/course_complexity.ipynb #a30c0701
 def _short_window(fn, q, k, v) -> bool:
@@ -84,6 +117,8 @@ def _call_window(fn, q, k, v, r:int):
     except NotImplementedError: raise                                                 # a stub: report says so
     except RuntimeError as e:
         n, w, line = q.shape[-2], r // 2, str(e).splitlines()[0][:90]
+        if (story := _im2col_story(fn, q, k, v, r)): raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): {story}") from None
+        if (fresh := _fresh(fn)) is not None and runs_ok(fresh, q, k, v, r): raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}), {_KEPT}") from None
         if r % 2 == 0 and runs_ok(fn, q, k, v, r + 1):
             raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}) for an even r, and runs for r + 1: the window of query i holds the keys "
                                  f"i - r // 2 .. i + r // 2, 2 * (r // 2) + 1 = {2 * w + 1} of them (r + 1 for an even r): unfold(-2, 2 * (r // 2) + 1, 1)") from None
@@ -105,7 +140,33 @@ def _call_window(fn, q, k, v, r:int):
         if 'einsum' in str(e):
             raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): Tensor.unfold(-2, size, 1) puts the window's axis last, so the "
                                  "padded keys unfolded are (B, h, n, d_k, 2 * (r // 2) + 1): 'bhnd,bhndw->bhnw'") from None
+        if (story := _edge_story(fn, q, k, v, r)): raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}) {story}") from None
         raise
+
+# %% ../../nbs/course_complexity.ipynb #h37c0703
+_KEPT = ("and a fresh copy of your function, with nothing kept from earlier calls, runs here: something kept from an earlier call (a mask cached "
+         "in a global or on the function, built once for that call's n and r) does not fit this one; build it for each call's n and r, or key a cache by both")
+
+def _edge_story(fn, q, k, v, r:int) -> str|None:
+    "For `fn` raising at (q, k, v, r): a window wider than the sentence, or r // 2 = 0 where a bare squeeze() drops the window's axis, if it runs without them; else None."
+    n, w = q.shape[-2], r // 2
+    if w >= n and runs_ok(fn, q, k, v, 2 * n - 1):
+        return (f"with r // 2 = {w} at least n = {n}, and runs when r // 2 < n: a window wider than the sentence, where each query sees every key, "
+                "breaks your code (a slice past the end, k[..., o:, :] with o >= n, is empty); pad r // 2 rows at each end, F.pad(k, (0, 0, r // 2, r // 2)), "
+                "then unfold: that takes any r")
+    if w == 0 and runs_ok(fn, q, k, v, 3) and (shapes := _watched(fn, q, k, v, r).squeezed):
+        return (f"at r = {r}, where r // 2 = 0 and each window holds one key, and runs at r = 3: .squeeze() without a dim dropped every axis of size 1 "
+                f"of a tensor of shape {shapes[0]}, the window's among them (and a batch's or a head's of one); squeeze only the axis you added, squeeze(dim), or none")
+    return None
+
+def _fresh(fn):
+    "A copy of the Python function `fn` whose global dicts, lists and sets start empty, with no attributes: `fn` with nothing kept from earlier calls; None for other callables."
+    if not isinstance(fn, types.FunctionType): return None
+    g = {k: type(v)() if isinstance(v, (dict, list, set)) and not k.startswith('__') else v for k, v in fn.__globals__.items()}
+    f = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__); f.__kwdefaults__ = fn.__kwdefaults__
+    if g.get(fn.__name__) is fn: g[fn.__name__] = f                                  # attributes set on itself start afresh too
+    return f
+
 
 # %% ../../nbs/course_complexity.ipynb #a29c0701
 def _masked_window(q, k, v, w:int, hide):
@@ -160,6 +221,11 @@ def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
     "Past the listed mistakes: NaN by the queries that have it, a scale fitted to the output, or the queries that differ."
     n, w = q.shape[-2], r // 2
     if y.isnan().any():
+        if w == 0 and y.isnan().all():
+            return (f"at r = {r}, r // 2 = 0, every output is NaN: every slot of every window got -inf, so no query has a key left; with w = 0 a "
+                    "slice [-w:] is [0:], the whole tensor (-0 is 0), so valid[-w:] = False (or s[..., -w:] = -inf) marks every slot; slice "
+                    "with [len(t) - w:], or mark the padded slots by position, j < 0 or j >= n")
+        if (logs := _log_weights(y, q, k, v, w)): return logs
         if masks := _window_masks(y, q, k, v, r): return masks
         nan = y.isnan().any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
         where = (f"only at the queries within {w} of an end ({nan}), whose windows hold padded keys" if all(i < w or i >= n - w for i in nan) else f"at queries {nan[:6]}{' ...' if len(nan) > 6 else ''}")
@@ -179,6 +245,46 @@ def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
     bad = ((y - ref).abs() > 1e-5).any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
     return (f"queries {bad[:8]}{' ...' if len(bad) > 8 else ''} of {n} are wrong, {where_differ(y, ref, 'batch head query feature')}; "
             "each query's output is the softmax of its 2 * (r // 2) + 1 window scores, q_i . k_j / sqrt(d_k), times the window's values")
+
+# %% ../../nbs/course_complexity.ipynb #h37c0705
+def _log_weights(y, q, k, v, w:int) -> str|None:
+    "If `y` is windowed attention whose weights are log_softmax's, not softmax's: named, else None."
+    n = q.shape[-2]; win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)
+    s = (torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5).masked_fill((j < 0) | (j >= n), float('-inf'))
+    tol = rounding_tol(s.nan_to_num(0, 0, 0), q.shape[-1]) * v.abs().max().item() * (2 * w + 1) + rounding_tol(v, 2 * w + 1)
+    if not torch.allclose(y, torch.einsum('bhnw,bhndw->bhnd', s.log_softmax(-1), win(v)), rtol=1e-4, atol=tol, equal_nan=True): return None
+    return ("your weights are log_softmax's, log-probabilities: negative, and -inf at the padded slots, whose zero values then give -inf · 0 = NaN; "
+            "the weights are softmax(scores), positive and summing to 1 over each window")
+
+def _random_story(fn, y, q, k, v, r:int) -> str|None:
+    "If `fn` gives another output on a second call with the same inputs: something random named, else None."
+    again, w = fn(q, k, v, r), r // 2
+    tol = rounding_tol(q @ k.mT / q.shape[-1] ** 0.5, q.shape[-1]) * v.abs().max().item() + rounding_tol(v, 2 * w + 1)   # the scores' and the average's rounding
+    if not isinstance(again, torch.Tensor) or again.shape != y.shape or torch.allclose(again, y, rtol=0, atol=tol, equal_nan=True): return None
+    return ("your output changes from one call to the next on the same q, k and v: something random runs, a dropout on the weights (F.dropout(w, p), "
+            "whose training= is True unless given, as attention's dropout in training); restricted attention here has none: softmax(scores) times the values")
+
+def _full_story(y, q, k, v, r:int) -> str|None:
+    "If `y` is full attention, every key for every query, where the window does not reach across the sentence: named, else None."
+    n, w = q.shape[-2], r // 2
+    if n - 1 <= w or not torch.allclose(y, F.scaled_dot_product_attention(q, k, v), atol=1e-5): return None
+    return (f"your output is full attention's, every key for every query: the window reaches r // 2 = {w} keys on each side, and the sentence's ends are "
+            f"n - 1 = {n - 1} apart, so they do not see each other (with n <= r the window covers r keys, but centred on each query it still stops "
+            "r // 2 away); full attention is the window's only when n - 1 <= r // 2")
+
+
+# %% ../../nbs/course_complexity.ipynb #h37c0707
+def _square_parts(fn, qkvs, r:int) -> list:
+    "The shapes of the tensors `fn` makes on the first (q, k, v) of `qkvs` with two sizes of at least n that both grow when n does (the second has more positions)."
+    runs = []
+    for q, k, v in qkvs:
+        with _Shapes() as seen: fn(q, k, v, r)
+        runs.append(seen.shapes)
+    n, (first, more) = qkvs[0][0].shape[-2], runs
+    if len(first) != len(more): return [s for s in first if sum(d >= n for d in s) >= 2]   # another path at another n: every pair of large sizes counts
+    return [s for s, s2 in zip(first, more) if len(s) == len(s2) and sum(d >= n and d2 != d for d, d2 in zip(s, s2)) >= 2]
+
 
 # %% ../../nbs/course_complexity.ipynb #a27f0501
 def _zero_scored(q, k, v, w:int):
@@ -381,9 +487,9 @@ def _grads_flow(fn, g) -> None:
 def check_restricted_attention(fn) -> str:
     "07_why_self_attention, exercise 3: `fn(q, k, v, r)` against full attention under `local_mask`; an n x n tensor is refused."
     _call_window(fn, *torch.randn(3, 1, 1, 4, 8).unbind(0), 3)                       # the stub stops here
-    g = torch.Generator().manual_seed(0)
-    for n, r in [(10, 3), (17, 8), (5, 100), (64, 1)]:
-        q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
+    g, g6 = torch.Generator().manual_seed(0), torch.Generator().manual_seed(6)
+    for n, r, gen in [(10, 3, g), (17, 8, g), (5, 100, g), (64, 1, g), (6, 8, g6)]:   # n = 6, r = 8: n <= r, yet the ends do not see each other
+        q, k, v = torch.randn(3, 2, 4, n, 16, generator=gen).unbind(0)
         ref, y = F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r)), _call_window(fn, q, k, v, r)
         assert not isinstance(y, tuple), (f"n={n}, r={r}: restricted_attention returned a tuple of {len(y)} "
             f"({', '.join(str(tuple(getattr(x, 'shape', ()))) for x in y)}): return the output alone, shaped like v, {tuple(ref.shape)}")
@@ -397,7 +503,7 @@ def check_restricted_attention(fn) -> str:
         half = next((u for u in range(n) if u != w and near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * u + 1)))), None)
         scaled = next((s for s, x in ((f'sqrt(r) = sqrt({r})', r), (f'the window size, 2 * (r // 2) + 1 = {2 * w + 1}', 2 * w + 1), ('d_k = 16', 256))
                        if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=x ** -0.5))), None)
-        why = (_window_rest(fn, y, ref, q, k, v, r) if y.isnan().any()
+        why = _im2col_story(fn, q, k, v, r) or _random_story(fn, y, q, k, v, r) or _full_story(y, q, k, v, r) or (_window_rest(fn, y, ref, q, k, v, r) if y.isnan().any()
                else f"the scores are divided by {scaled}: divide them by sqrt(d_k) = 4, the size of a query or key" if scaled
                else slip if (slip := _window_slip(y, q, k, v, r))
                else more if (more := _window_more(y, ref, q, k, v, r) or _window_masks(y, q, k, v, r) or _summed_windows(y, q, k, v, r))
@@ -409,9 +515,7 @@ def check_restricted_attention(fn) -> str:
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
     _extreme_cases(fn, g); _strided_case(fn, g); _grads_flow(fn, g)
     n, r = 37, 5                                                                      # the rule: no n x n tensor
-    q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
-    with _Shapes() as seen: fn(q, k, v, r)
-    big = [s for s in seen.shapes if sum(d >= n for d in s) >= 2]
+    big = _square_parts(fn, [torch.randn(3, 2, 4, m, 16, generator=g).unbind(0) for m in (n, n + 6)], r)   # six positions more: the sizes that grow with n
     assert not big, (f"n={n}, r={r}: restricted_attention makes a tensor of shape {big[0]}, with an n x n part: compute "
                      "each query's r // 2 * 2 + 1 scores only (pad the keys, then Tensor.unfold), never a full score matrix or mask")
     return _keeps_dtype(fn) or f"{fn.__name__} agrees with full attention under local_mask, and builds no n x n tensor"

@@ -216,6 +216,43 @@ def _emb_lost(case:str) -> str:
             "(nn.Embedding.from_pretrained(E), nn.Parameter(E) or E.detach().requires_grad_() in forward), which takes the gradient "
             "instead; index E itself, E[tokens]")
 
+# %% ../../nbs/course_embeddings.ipynb #h37e0401
+def _emb_spread(E, std:float, vocab:int, d:int) -> str:
+    "Why a fresh table's rows (the padding row left out) have the standard deviation `std`, not 1/sqrt(d): a mean not 0, or a named factor."
+    x, want = E[torch.arange(vocab) != PAD_ID].detach().double(), d ** -0.5
+    why, m = f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = {want:g}: draw from N(0, 1/d_model)", x.mean().item()
+    if (x >= 0).all():
+        return (f"{why}: every entry is at least 0 (their mean is {m:.3f}): torch.rand draws uniformly from [0, 1); torch.randn draws "
+                "N(0, 1), torch.randn(vocab, d_model) * d_model ** -0.5")
+    if abs(m) > 5 * std / x.numel() ** 0.5:                                     # a mean far outside the sampling noise of N(0, std)
+        return (f"{why}: their mean is {m:.3f}" + (f", about 1/sqrt(d_model) = {want:g}, and their spread {std:.3f}: nn.init.normal_(E, d_model ** -0.5) passes "
+                "1/sqrt(d_model) as the mean, its second argument; give it as the spread, nn.init.normal_(E, std=d_model ** -0.5)"
+                if abs(m - want) < 4 * std / x.numel() ** 0.5 else ", not 0: draw around 0, N(0, 1/d_model)"))
+    if (vals := x.unique()).numel() <= 10:
+        return (f"{why}: the entries take only {vals.numel()} values, {[round(v, 3) for v in vals.tolist()]}: whole numbers (torch.randint), not a normal "
+                "draw; draw from N(0, 1/d_model), torch.randn(vocab, d_model) * d_model ** -0.5")
+    if (top := x.abs().max().item()) < 1.9 * std:                                # N(0, s): some of hundreds of draws lie past 2.5 s; a uniform one stops at 1.73 s
+        return (f"{why}: the entries are uniform, none beyond {top:.3f} = {top / std:.2f} standard deviations" + (", on [-1/sqrt(d_model), 1/sqrt(d_model)]"
+                if abs(top / want - 1) < 0.05 else "") + ": a uniform draw on [-a, a] has the standard deviation a / sqrt(3); draw from the normal "
+                "N(0, 1/d_model), torch.randn(vocab, d_model) * d_model ** -0.5")
+    named = {"sqrt(2) times 1/sqrt(d_model): Kaiming's (He's) normal init, nn.init.kaiming_normal_, whose gain sqrt(2) suits ReLU layers": 2 ** 0.5 * want,
+             f"sqrt(d_model) = {d ** 0.5:g}: the exponent's sign is lost, d_model ** 0.5 where d_model ** -0.5 belongs": d ** 0.5,
+             f"1/sqrt(vocab) = 1/sqrt({vocab}): the table's first size; the variance is 1/d_model, d_model its second size": vocab ** -0.5,
+             f"1/d_model = 1/{d}: N(0, 1/d_model) gives the variance; its standard deviation is the root, d_model ** -0.5": 1 / d,
+             "1: nn.Embedding's default N(0, 1); scale it by d_model ** -0.5": 1.0}
+    return next((f"{why}: {std:.3f} is {k}" for k, s in named.items() if abs(std / s - 1) < 0.08), why)
+
+
+# %% ../../nbs/course_embeddings.ipynb #h37e0403
+def _emb_pad_grad(grad, case:str) -> str:
+    "Why the padding row gets a gradient in `case`: in the case of a non-zero padding row (the zero one passed before it), a padding test by the row's values."
+    if case.startswith('a non-zero'):
+        return (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({grad[PAD_ID].norm():.2g}), and got none while it was zero: your padding test "
+                "looks at the embeddings' values (a zero row), not at the ids; tying makes the row non-zero: stop the gradient where tokens == pad_id")
+    return (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({grad[PAD_ID].norm():.2g}); nn.Embedding(padding_idx=...) gives it none: stop the "
+            "gradient at the padding tokens" + (", in eval mode as in training (whatever self.training is)" if case == 'eval mode' else ""))
+
+
 # %% ../../nbs/course_embeddings.ipynb #a26s0404
 @report
 def check_my_embeddings(MyEmbeddings) -> str:
@@ -228,7 +265,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
         _emb_params(mine, 50, 16)
     E = ps[0]; std = E[1:].std().item()
     assert E.dtype == ours.lut.weight.dtype, _emb_dtype(E, ours.lut.weight.dtype)
-    assert abs(std - 0.25) < 0.03, _emb_folded(mine, E, std) or f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)"
+    assert abs(std - 0.25) < 0.03, _emb_folded(mine, E, std) or _emb_spread(E, std, 50, 16)
     assert (E[PAD_ID] == 0).all(), _emb_pad_zero(MyEmbeddings, E)
     t = torch.tensor([[5, 7, 7, 0], [9, 0, 0, 0]])                           # (B, n) with padding
     for case, pad_row in (('a zero padding row', torch.zeros(16)), ('a non-zero padding row (as tying makes it)', torch.randn(16)), ('eval mode', torch.zeros(16))):
@@ -250,9 +287,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
         assert y.requires_grad, _emb_cut(E, case)
         (y * g).sum().backward(); (want * g).sum().backward(); assert E.grad is not None, _emb_lost(case)
         gerr = (E.grad - ours.lut.weight.grad).abs().amax(-1)                    # (vocab,)
-        assert gerr[PAD_ID] < 1e-5, _emb_wrong_side(E.grad, t, case) or (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({E.grad[PAD_ID].norm():.2g}); "
-                                     "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens"
-                                     + (", in eval mode as in training (whatever self.training is)" if case == 'eval mode' else ""))
+        assert gerr[PAD_ID] < 1e-5, _emb_wrong_side(E.grad, t, case) or _emb_pad_grad(E.grad, case)
         assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's" + _emb_factor(E.grad, ours.lut.weight.grad, 'gradients')
     _emb_pad_id(MyEmbeddings); _emb_width(MyEmbeddings); _emb_normal(MyEmbeddings); _emb_every_id(MyEmbeddings); assert (g := global_change(MyEmbeddings, 10, 4)) is None, f"MyEmbeddings(10, 4) {g}"
     return "MyEmbeddings matches Embeddings: initialisation, values and gradients"

@@ -12,6 +12,7 @@ import copy, functools, itertools, re
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from ..core import PAD_ID
 from ..attention import causal_mask, pad_mask
 from ..model import EncoderLayer, DecoderLayer, SublayerConnection
 from ..lib.transformer import build_model, count_config_params, random_batch, perturb
@@ -44,18 +45,63 @@ def _hand_norm(s) -> str:
     return ''
 
 
+# %% ../../nbs/course_model.ipynb #h37m0609
+def _norm_start(ln) -> str:
+    "'' if the nn.LayerNorm `ln` starts at gain 1 and bias 0, else what it starts at."
+    w0, b0 = ln.weight.detach(), ln.bias.detach()
+    if torch.equal(w0, torch.ones_like(w0)) and torch.equal(b0, torch.zeros_like(b0)): return ""
+    return (f"your nn.LayerNorm starts with a gain of {[round(v, 3) for v in w0[:3].tolist()]}... and a bias of {[round(v, 3) for v in b0[:3].tolist()]}...: "
+            "it starts at gain 1 and bias 0, nn.LayerNorm's own start, so that at first the sub-layer passes the normalised sum on as it is"
+            + (" (with a gain of 0 it outputs its bias alone, the same for every input, a zero-init meant for the residual branch of a pre-LN block, "
+               "not for the norm after the sum)" if not w0.abs().amax() else "") + "; leave its initialisation alone")
+
+def _norm_width(ln, d:int) -> str:
+    "Why an nn.LayerNorm `ln` in a sub-layer of width `d` normalises another number of features: a width written in."
+    shape = tuple(ln.normalized_shape)
+    return (f"your nn.LayerNorm normalises {shape} features, and d_model is {d} here: a width written in" + (", the base model's 512" if shape == (512,) else "")
+            + "; build it from the argument, nn.LayerNorm(d_model)")
+
+
+# %% ../../nbs/course_model.ipynb #h37m0601
+def _sub_unregistered(s) -> str:
+    "If the sub-layer `s` keeps modules in a plain list, tuple or dict attribute (not registered): that named, else ''."
+    for k, v in vars(s).items():
+        if k.startswith('_') or not isinstance(v, (list, tuple, dict)): continue
+        mods = [type(m).__name__ for m in (v.values() if isinstance(v, dict) else v) if isinstance(m, nn.Module)]
+        if mods: return (f"your {' and '.join(f'nn.{m}' for m in mods)} sit in a plain Python {type(v).__name__}, self.{k}: a module registers only the "
+                         "modules assigned to it as attributes, or held in an nn.ModuleList or nn.ModuleDict, so their gain and bias are not among its "
+                         "parameters() (no optimizer trains them, no state_dict saves them) and model.eval() never reaches the dropout; assign each "
+                         "to self, self.norm = nn.LayerNorm(d_model), or hold them in an nn.ModuleList")
+    return ""
+
+def _sub_lazy(s) -> str:
+    "If the sub-layer `s` holds no nn.LayerNorm until a first forward call builds one (a lazy build): that named, else ''."
+    if any(isinstance(m, nn.LayerNorm) for m in s.modules()): return ""
+    t = copy.deepcopy(s)
+    try:
+        with torch.no_grad(): t.eval()(torch.randn(2, 3, 8), lambda u: 2 * u)
+    except Exception: return ""
+    if not any(isinstance(m, nn.LayerNorm) for m in t.modules()): return ""
+    return ("no nn.LayerNorm until forward runs: yours is built on the first call (a lazy build, as Keras's build()), so parameters() and an "
+            "optimizer made before that call miss its gain and bias, and to(device) cannot move them; build it in __init__, nn.LayerNorm(d_model)")
+
+
 # %% ../../nbs/course_model.ipynb #a26c06h05
 def _sublayer_built(cls, p_drop:float, g:torch.Generator):
     "(`cls(8, p_drop)`, its one nn.LayerNorm given a random gain and bias drawn from `g`); a sub-layer without one refused."
     s = cls(8, p_drop)
+    assert not (loose := _sub_unregistered(s)), loose
     norms = [m for m in s.modules() if isinstance(m, nn.LayerNorm)]
+    assert norms or not (lazy := _sub_lazy(s)), lazy
     assert norms or not (hand := _hand_norm(s)), hand
     assert len(norms) == 1, f"{cls.__name__} needs one nn.LayerNorm(d_model), found {len(norms)}"
+    assert tuple(norms[0].normalized_shape) == (8,), _norm_width(norms[0], 8)
     assert norms[0].eps <= 1e-5, (f"your nn.LayerNorm has eps={norms[0].eps:g}: the paper does not fix it, but it only guards a division "
                                   "by zero; keep it at most 1e-5 (PyTorch's default 1e-5, tensor2tensor's 1e-6), or it changes the output")
     assert norms[0].weight is not None and norms[0].bias is not None, (
         "your nn.LayerNorm has no gain and bias (elementwise_affine=False): the paper's LayerNorm learns them, nn.LayerNorm(d_model)" if norms[0].weight is None else
         "your nn.LayerNorm has a gain and no bias (bias=False, as T5's and LLaMA's norms have it): the paper's LayerNorm learns both, nn.LayerNorm(d_model)")
+    assert not (start := _norm_start(norms[0])), start
     with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
     return s, norms[0]
 
@@ -63,6 +109,8 @@ def _sub_call(s, x, f):
     "`s(x, f)`, a size mismatch of the features against the positions named (a mean or variance over the features without keepdim), and an output in another dtype than x's."
     try: y = s(x, f)
     except RuntimeError as e:
+        wide = next((m for m in s.modules() if isinstance(m, nn.LayerNorm) and tuple(m.normalized_shape) != (x.shape[-1],)), None) if isinstance(s, nn.Module) else None
+        if wide is not None: raise AssertionError(f"forward(x, f) raised RuntimeError ({str(e)[:60]}): {_norm_width(wide, x.shape[-1])}") from None
         if not re.search(rf"size of tensor a \({x.shape[-1]}\) must match the size of tensor b \({x.shape[-2]}\)|size of tensor a \({x.shape[-2]}\) must match the size of tensor b \({x.shape[-1]}\)", str(e)): raise
         raise AssertionError(f"forward(x, f) raised RuntimeError ({str(e)[:70]}) on x of shape {tuple(x.shape)}: the features ({x.shape[-1]}) met the positions "
             f"({x.shape[-2]}): a mean or variance over the features without keepdim=True is (B, n), which lines up with x's last axes, not its first; "
@@ -111,22 +159,60 @@ def _sublayer_rest(y, x, f, ln) -> str:
             if e < 1e-4: return f"your output is LayerNorm(x + {sign * c:.3g} f(x)): the sum is x + Dropout(f(x)), x and f(x) once each"
         return f"{where_differ(y, LN(x + fx), 'batch position feature')}; add x to f(x), then normalise the sum"
 
-# %% ../../nbs/course_model.ipynb #a27m0403
-def _drop_rate(s, ln, p:float) -> str:
-    "For the sub-layer `s` built with p_drop = `p` and its LayerNorm `ln`: '' if Dropout(f(x)) drops about p of the entries in training mode, else what it drops."
+# %% ../../nbs/course_model.ipynb #h37m0607
+def _sublayer_factor(y, x, f, ln) -> str:
+    "If the output `y` is LayerNorm(x + f(x)), x + f(x) or x + LayerNorm(f(x)) times one factor c, or the LayerNorm of the sum times c: that named with c, else ''."
+    with torch.no_grad():
+        LN, fx = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias, ln.eps)), f(x)
+        like = lambda v: near(y, v, 4 * x.shape[-1], magnitude=[x.abs() + fx.abs(), 1.0])   # a norm's sums of d_model
+        forms = {"LayerNorm(x + f(x)): a factor on the sub-layer's output (a residual scaled, as some blocks scale it by 0.5 or 1/sqrt(2)); "
+                 "the sub-layer returns LayerNorm(x + Dropout(f(x))) as it is, its learned gain the only scale": LN(x + fx),
+                 "x + f(x), with no LayerNorm: the sum is scaled instead of normalised; the sub-layer returns LayerNorm(x + Dropout(f(x)))": x + fx,
+                 "x + LayerNorm(f(x)): the norm goes on the sum, LayerNorm(x + Dropout(f(x))), with no factor": x + LN(fx)}
+        for what, v in forms.items():
+            c = float((y * v).sum() / (v * v).sum().clamp_min(1e-30))
+            if abs(c - 1) > 1e-3 and like(c * v): return f"your output is {c:.3g} times {what}"
+        for c in (0.5, 2.0, 2 ** -0.5, 2 ** 0.5):
+            if like(LN(c * (x + fx))):
+                return (f"your output is LayerNorm({c:.3g} (x + f(x))): the norm undoes a factor on the sum except through its eps, which then weighs "
+                        f"{c ** -2:.3g} times as much, so the output moves where the sum varies little; the sum is x + Dropout(f(x)), x and f(x) once each, no factor")
+    return ""
+
+
+# %% ../../nbs/course_model.ipynb #h37m0618
+def _drop_seen(s, ln) -> float:
+    "The fraction of f(x)'s entries that the sub-layer `s` (its LayerNorm `ln`), in training mode, is seen to drop: q - q^8 when it drops a fraction q."
     with torch.no_grad():
         ln.weight.fill_(1.0); ln.bias.zero_()
         y = s.train()(torch.zeros(1, 4000, 8), lambda t: torch.full_like(t, 5.0))   # x = 0, f(x) = 5: a dropped entry sits below its row's mean
-    rate, seen = (y < -1e-3).float().mean().item(), lambda q: q - q ** 8            # a row of 8 all dropped, or all kept, shows nothing
-    if abs(rate - seen(p)) < 0.05: return ''
-    if p != 0.1 and abs(rate - seen(0.1)) < 0.05:
-        return (f"with p_drop = {p} your dropout drops about 10% of the entries, as if p_drop were 0.1: the rate is fixed; build "
-                "the dropout from the argument, nn.Dropout(p_drop)")
-    if abs(rate - seen(1 - p)) < 0.05:
+    return (y < -1e-3).float().mean().item()                                       # a row of 8 all dropped, or all kept, shows nothing
+
+def _drop_rate(s, ln, p:float, built=None) -> str:
+    "For the sub-layer `s` built with p_drop = `p` and its LayerNorm `ln`: '' if Dropout(f(x)) drops about p of the entries in training mode, else what it drops (with `built`, a sub-layer of another p_drop beside it)."
+    seen = lambda q: q - q ** 8
+    used = lambda r: next(q / 1000 for q in range(1000) if seen((q + 1) / 1000) > r)  # the rate q that shows r, for q under 0.74
+    rate = _drop_seen(s, ln)
+    if abs(rate - seen(p)) < 0.02: return ''
+    if abs(rate - seen(1 - p)) < 0.02:
         return (f"with p_drop = {p} your dropout drops about {1 - p:.0%} of the entries: nn.Dropout(p) takes the probability of "
                 "dropping an entry, p_drop itself, not the probability of keeping it, 1 - p_drop")
-    return f"with p_drop = {p} your dropout drops about {rate:.0%} of the entries, not {p:.0%}: Dropout(f(x)) with nn.Dropout(p_drop)"
+    q, p2 = used(rate), (0.3 if p != 0.3 else 0.1)
+    q2 = used(_drop_seen(*built(p2))) if built is not None else None
+    if p != 0.1 and abs(q - 0.1) < 0.02 and (q2 is None or abs(q2 - 0.1) < 0.02):
+        return (f"with p_drop = {p} your dropout drops about 10% of the entries, as if p_drop were 0.1: the rate is fixed; build "
+                "the dropout from the argument, nn.Dropout(p_drop)")
+    if q2 is not None and abs(q - q2) < 0.02:
+        return (f"with p_drop = {p} your dropout drops about {q:.0%} of the entries, and with p_drop = {p2} about {q2:.0%}: a rate fixed at "
+                f"{q:.2g} whatever p_drop is; build the dropout from the argument, nn.Dropout(p_drop)")
+    c = q / p
+    if q2 is not None and abs(q2 / p2 - c) < 0.1 * c:
+        return (f"with p_drop = {p} your dropout drops about {q:.0%} of the entries, and with p_drop = {p2} about {q2:.0%}: the rate it used is "
+                + next((f"{k}" for k, v in (('p_drop / 2', 0.5), ('2 p_drop', 2.0), ('p_drop / 10', 0.1)) if abs(c / v - 1) < 0.1), f"{c:.2g} p_drop")
+                + ", not the rate it was given, p_drop; build nn.Dropout(p_drop) from the argument as it is")
+    return f"with p_drop = {p} your dropout drops about {q:.0%} of the entries, not {p:.0%}: Dropout(f(x)) with nn.Dropout(p_drop)"
 
+
+# %% ../../nbs/course_model.ipynb #a27m0403
 def _eval_drop(s, x=None) -> str:
     "The message for a sub-layer `s` that still drops in eval mode: a dropout made in forward when `s` holds no nn.Dropout, or (run on `x`) calls none it holds."
     held = [m for m in s.modules() if isinstance(m, nn.Dropout)]
@@ -150,6 +236,20 @@ def _f_calls(s, x) -> str:
                                        "mask and runs the attention or feed-forward layer again")
 
 
+# %% ../../nbs/course_model.ipynb #h37m0605
+def _eval_scaled(s, ln, x, p:float) -> str:
+    "'' if the sub-layer `s` (p_drop = `p`, its LayerNorm `ln`) gives LayerNorm(x + f(x)) in eval mode, else the factor its f(x) has there."
+    LN, f = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias, ln.eps)), (lambda t: t.sin() + 1)
+    with torch.no_grad():
+        y = s.eval()(x, f)
+        if near(y, LN(x + f(x)), 4 * x.shape[-1], magnitude=[x.abs() + 2 * f(x).abs(), 1.0]): return ""
+        c, e = fit_scale(lambda c: (y - LN(x + c * f(x))).abs().max().item())
+    if e > 1e-4: return ""                                                               # some other mistake: the checks after this name it
+    return (f"in eval mode your f(x) is scaled by {c:.3g}" + (" = 1 - p_drop: the original dropout, which keeps entries unscaled in training and "
+            "scales f(x) by 1 - p at test time; nn.Dropout scales the kept entries by 1/(1 - p_drop) in training instead, so that" if abs(c - (1 - p)) < 1e-3 else ":")
+            + " in eval mode the sub-layer is LayerNorm(x + f(x)), f(x) as it is")
+
+
 # %% ../../nbs/course_model.ipynb #a28f0601
 def _sublayer_flow(s, ln, x) -> str:
     "For the sub-layer `s` built with p_drop = 0.5: '' if the gradient reaches f and Dropout(f(x)) keeps f's entries as nn.Dropout scales them, else what differs."
@@ -163,6 +263,16 @@ def _sublayer_flow(s, ln, x) -> str:
     if gx is None or not gx.abs().sum():
         return ("no gradient flows through the residual x: the skip connection x + Dropout(f(x)) carries x as it is (no .detach(), .data or "
                 "torch.no_grad() on it), or the layers below learn only through f")
+    xg, up = x.detach().clone().requires_grad_(), torch.linspace(-1, 1, x.numel()).view_as(x)
+    out = s.eval()(xg, lambda t: 3 * t)                                                    # f(x) = 3x: the gradient comes through f and the skip
+    gx = torch.autograd.grad((out * up).sum(), xg, allow_unused=True)[0] if out.requires_grad else None
+    def grad(f):                                                                         # the gradient of LayerNorm(f(x)) at x
+        xr = x.detach().clone().requires_grad_()
+        return torch.autograd.grad((F.layer_norm(f(xr), (x.shape[-1],), ln.weight, ln.bias, ln.eps) * up).sum(), xr)[0]
+    want, skip = grad(lambda t: t + 3 * t), grad(lambda t: t + 3 * t.detach())
+    if gx is not None and not torch.allclose(gx, want, rtol=1e-3, atol=1e-5) and torch.allclose(gx, skip, rtol=1e-3, atol=1e-5):
+        return ("the gradient reaches x through the residual alone, not through f: f reads x.detach() (or x.data), so the layers below learn "
+                "nothing through the attention or the feed-forward network; call f on x itself, f(x)")
     with torch.no_grad(), torch.random.fork_rng(devices=[]):                                # the caller's random state kept
         LN, f, draws = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias, ln.eps)), (lambda t: t.sin() + 1), []
         for k in (1.0, 0.5, 2.0):                                                   # the same random draws, a kept entry scaled by 1/(1-p) times k
@@ -171,7 +281,21 @@ def _sublayer_flow(s, ln, x) -> str:
     if draws[0] or not any(draws): return ''
     k = 0.5 if draws[1] else 2.0
     return (f"in training mode the kept entries of f(x) are {k:g} times what nn.Dropout(p_drop) gives: nn.Dropout already scales "
-            "them by 1/(1 - p_drop), so that their mean is f(x); use Dropout(f(x)) as it is, scaled by nothing else")
+            "them by 1/(1 - p_drop), so that their mean is f(x); use Dropout(f(x)) as it is, scaled by nothing else"
+            + ("; in eval mode too f(x) is scaled by 1 - p_drop = 0.5: that is the original, non-inverted dropout, which nn.Dropout replaces"
+               if k == 0.5 and (_eval_scaled(s, ln, x, 0.5) or '').startswith('in eval mode your f(x) is scaled by 0.5 =') else ""))
+
+
+# %% ../../nbs/course_model.ipynb #h37m0603
+def _drop_locked(s, ln) -> str:
+    "If the sub-layer `s` (p_drop = 0.5, its LayerNorm `ln`), in training mode, drops the same features at every position of a sentence: that named, else ''."
+    with torch.no_grad():
+        ln.weight.fill_(1.0); ln.bias.zero_()
+        y = s.train()(torch.zeros(2, 300, 8), lambda t: torch.full_like(t, 5.0))    # x = 0, f(x) = 5: a row shows which features were dropped
+    if not torch.equal(y, y[:, :1].expand_as(y)): return ""
+    return ("in training mode your dropout drops the same features at every position of a sentence: one mask per "
+            + ("batch" if torch.equal(y, y[:1, :1].expand_as(y)) else "sentence") + ", shared by its positions (the locked or variational "
+            "dropout of recurrent networks, AWD-LSTM's); nn.Dropout(p_drop) draws every entry on its own")
 
 
 # %% ../../nbs/course_model.ipynb #a29s0601
@@ -225,7 +349,7 @@ def check_sublayer(cls) -> str:
                 "x + f(x) normalised without the LayerNorm's gain and bias": (F.layer_norm(x + f(x), (8,), eps=ln.eps),
                     "normalise with your nn.LayerNorm module, whose weight and bias are learned")}
         why = [(k, a) for k, (v, a) in seen.items() if near(y, v, 4 * 8, magnitude=size)]
-        raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f"; {_sublayer_rest(y, x, f, ln)}"))
+        raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f"; {_sublayer_factor(y, x, f, ln) or _sublayer_rest(y, x, f, ln)}"))
     s, ln = built(0.5); s.train(); assert not (inplace := _drop_inplace(s, x)), inplace
     assert torch.allclose(s(x, lambda t: torch.zeros_like(t)), F.layer_norm(x, (8,), ln.weight, ln.bias, ln.eps), rtol=1e-4, atol=1e-6), \
         "with f(x) = 0 in training mode the output must be LayerNorm(x): the dropout acts on f(x) only, not on x, the sum or the output"
@@ -234,7 +358,7 @@ def check_sublayer(cls) -> str:
     assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias, ln.eps), rtol=1e-4, atol=1e-6), \
         _drop_whole(s, ln, x) or "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
     assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), _eval_drop(s, x)
-    assert not (rate := _sub_one(s, x) or _f_calls(s, x) or _drop_rate(*built(0.1), 0.1) or _drop_rate(*built(0.3), 0.3) or _sublayer_flow(*built(0.5), x)), rate
+    assert not (rate := _sub_one(s, x) or _f_calls(s, x) or _drop_locked(*built(0.5)) or _drop_rate(*built(0.1), 0.1, built) or _drop_rate(*built(0.3), 0.3, built) or _sublayer_flow(*built(0.5), x) or _eval_scaled(*built(0.5), x, 0.5)), rate
     ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False, layer_norm_eps=ln.eps).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)
     with torch.no_grad():
@@ -272,6 +396,11 @@ class _Twice(nn.Module):
     "An `Embeddings` whose output is scaled by sqrt(d_model) once more: the scale applied twice."
     def __init__(self, emb): super().__init__(); self.emb = emb
     def forward(self, t): return self.emb(t) * self.emb.d_model ** 0.5
+
+class _ScaledAfter(nn.Module):
+    "A position module whose sum is scaled by sqrt(d_model): with `_Unscaled` embeddings, (E x + PE) · sqrt(d_model)."
+    def __init__(self, pos, d:int): super().__init__(); self.pos, self.scale = pos, d ** 0.5
+    def forward(self, x, *args, **kwargs): return self.pos(x, *args, **kwargs) * self.scale
 
 
 # %% ../../nbs/course_model.ipynb #a26c06h15
@@ -424,7 +553,7 @@ def _logits_mistake(fn, m, y, s, t) -> str|None:
     finally: hook.remove()
     if len(seen) != 1 or seen[0].shape != ref_in[0].shape: return None
     if _same_logits(seen[0], ref_in[0], m, s, t):
-        return "the logits are model.generator(y) as it returns them: something was added to them after the output layer"
+        return _logits_after(m, y, s, t) or "the logits are model.generator(y) as it returns them: something was added to them after the output layer"
     d = seen[0] - ref_in[0]
     if _same_logits(y, m.generator(seen[0]), m, s, t) and torch.allclose(d, d[:, :1].expand_as(d), rtol=0, atol=_logit_tol(ref_in[0], m, s, t)):
         return ("something was added to the decoder's output before model.generator, the same at every target position: "
@@ -442,6 +571,23 @@ def _logits_mistake(fn, m, y, s, t) -> str|None:
     if any(_same_logits(y, twice(*ks), m, s, t) for ks in (('src_emb', 'tgt_emb'), ('src_emb',), ('tgt_emb',))):
         return ("an embedding is scaled by sqrt(d_model) twice: model.src_emb and model.tgt_emb multiply by it already (as the Annotated "
                 "Transformer's Embeddings do); add the positions to model.src_emb(src) as it returns it")
+    return None
+
+
+# %% ../../nbs/course_model.ipynb #h37m0611
+def _logits_after(m, y, s, t) -> str|None:
+    "For logits `y` changed after the output layer: the logits times one factor, or changed at the target's padded positions alone; None if neither."
+    ref, dm = m(s, t), m.cfg.d_model
+    c = float((y * ref).sum() / (ref * ref).sum().clamp_min(1e-30))
+    if abs(c - 1) > 1e-3 and _same_logits(y, c * ref, m, s, t):
+        return (f"your logits are {c:.4g}" + (" = sqrt(d_model)" if abs(c / dm ** 0.5 - 1) < 1e-3 else " = 1/sqrt(d_model)" if abs(c * dm ** 0.5 - 1) < 1e-3 else "")
+                + " times model.generator(y): the sqrt(d_model) of §3.4 scales the embeddings alone; the output layer uses the shared matrix as it is, "
+                "so the logits are model.generator(y) as it returns them")
+    pad = t == PAD_ID
+    if pad.any() and _same_logits(y[~pad], ref[~pad], m, s, t) and not _same_logits(y[pad], ref[pad], m, s, t):
+        what = "zeroed" if not y[pad].abs().amax() else "-inf" if torch.isneginf(y[pad]).all() else "changed"
+        return (f"your logits differ from the model's only at the target's padded positions ({what} there): forward returns logits for every "
+                "position, the pads' too, as model(src, tgt) does; the loss leaves them out, ignore_index=PAD_ID")
     return None
 
 
@@ -472,6 +618,7 @@ def _layer_mistake(m, y, s, t) -> str|None:
         return "the decoder uses the encoder's feed-forward network: each decoder layer has its own, l.ffn of that layer of model.decoder"
     if any(like(enc=lambda l, x, sm, i=i: l.sub[1 - i](l.sub[i](x, l.ffn), lambda u: l.self_attn(u, mask=sm))) for i in (0, 1)):
         return "the encoder's feed-forward network runs before its self-attention: each encoder layer is self-attention (sub[0]), then the FFN (sub[1])"
+    if (why := _dec_slips(like)): return why
     for k in (0, -1):                                                                   # every sub-layer with one sub-layer's norm
         v = copy.deepcopy(m)
         for l in [*v.encoder, *v.decoder]:
@@ -480,6 +627,23 @@ def _layer_mistake(m, y, s, t) -> str|None:
             if _same_logits(y, v(s, t), m, s, t):
                 return (f"every sub-layer of a layer uses sub[{k}].norm: each sub-layer has a LayerNorm of its own, sub[i].norm for the "
                         "i-th (self-attention sub[0], then cross-attention sub[1] and the FFN sub[2] in a decoder layer)")
+    return None
+
+
+# %% ../../nbs/course_model.ipynb #h37m0619
+def _dec_slips(like) -> str|None:
+    "The decoder's attentions calling each other's module, or its causal mask without the diagonal, if `like(dec=...)` reproduces it; None if none."
+    three = lambda l, x, a, b, c: l.sub[2](l.sub[1](l.sub[0](x, a), b), c)                # a decoder layer's sub-layers with these three f
+    if like(dec=lambda v, l, k, x, z, sm, tm: three(l, x, lambda u: l.self_attn(u, mask=tm), lambda u: l.self_attn(u, z, mask=sm), l.ffn)):
+        return ("the encoder-decoder attention calls l.self_attn, the decoder's self-attention weights, on the memory: it is a module of its own, "
+                "l.cross_attn(t, z, mask=src_mask)")
+    if like(dec=lambda v, l, k, x, z, sm, tm: three(l, x, lambda u: l.cross_attn(u, mask=tm), lambda u: l.cross_attn(u, z, mask=sm), l.ffn)):
+        return ("the decoder's self-attention calls l.cross_attn, the encoder-decoder attention's weights: each has its own, l.self_attn(t, "
+                "mask=tgt_mask) for the self-attention")
+    strict = lambda tm: tm & ~torch.eye(tm.shape[-1], dtype=torch.bool)                  # the causal mask without its diagonal
+    if like(dec=lambda v, l, k, x, z, sm, tm: three(l, x, lambda u: l.self_attn(u, mask=strict(tm)), lambda u: l.cross_attn(u, z, mask=sm), l.ffn)):
+        return ("the decoder's causal mask hides each position from itself too (tril(-1), the diagonal left out), so position 0 sees nothing: "
+                "position i attends to the positions up to and including i, causal_mask(T) = ones(T, T).tril(), which make_tgt_mask(tgt) builds with the padding")
     return None
 
 
@@ -575,6 +739,33 @@ def _one_sub_pre_ln(m, y, s, t) -> str|None:
                             f"every sub-layer of the paper is LayerNorm(x + f(x)), sub[{i}].norm(x + f(x)), the sum normalised")
     return None
 
+# %% ../../nbs/course_model.ipynb #h37m0613
+def _scaled_after(m, like) -> str|None:
+    "If `like(**modules)` reproduces the logits with a stack's sqrt(d_model) applied after its positions are added: named, else None."
+    for ks in (('src', 'tgt'), ('src',), ('tgt',)):
+        if like(**{f'{k}_{w}': v for k in ks for w, v in (('emb', _Unscaled(getattr(m, f'{k}_emb'))), ('pos', _ScaledAfter(getattr(m, f'{k}_pos'), m.cfg.d_model)))}):
+            return ("the sqrt(d_model) multiplies the positions too, (E x + PE) · sqrt(d_model): §3.4 scales the embeddings alone, and §3.5 adds PE "
+                    "to them unscaled: model.src_pos(model.src_emb(src)), model.tgt_pos(model.tgt_emb(tgt))")
+    return None
+
+def _no_residual(m, y, s, t) -> str|None:
+    "If `y` is `m`'s logits with some sub-layers written without their residual, sub[i].norm(f(x)): which, named; else None."
+    subs = {'encoder': ('self-attention', 'feed-forward network'), 'decoder': ('self-attention', 'encoder-decoder attention', 'feed-forward network')}
+    ffn = [('encoder', 1), ('decoder', 2)]
+    for which in ([(st, i) for st, names in subs.items() for i in range(len(names))] + [ffn, [(st, i) for st, names in subs.items() for i in range(len(names))]]):
+        which = which if isinstance(which, list) else [which]
+        v = copy.deepcopy(m)
+        for stack, i in which:
+            for l in getattr(v, stack): l.sub[i].forward = lambda x, f, sub=l.sub[i]: sub.norm(f(x))
+        with torch.no_grad():
+            if not _same_logits(y, v(s, t), m, s, t): continue
+        what = ("every sub-layer" if len(which) == 5 else "the feed-forward sub-layers of both stacks" if which == ffn else
+                f"the {which[0][0]}'s {subs[which[0][0]][which[0][1]]}, sub[{which[0][1]}],")
+        return (f"{what} {'has' if len(which) == 1 else 'have'} no residual: sub[i].norm(f(x)) leaves x out; every sub-layer is LayerNorm(x + f(x)), "
+                "its input added back before the norm, sub[i].norm(x + f(x))")
+    return None
+
+
 # %% ../../nbs/course_model.ipynb #h26a0601
 def _parts_unused(fn, m, s, t) -> str|None:
     "The first attention or FFN of a layer whose weights `fn`'s logits on (s, t) do not depend on, while the same part of another layer's do: named, else None."
@@ -667,7 +858,31 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _one_sub_pre_ln(m, y, s, t) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _layers_unused(fn, m, s, t) or _forward_extra(fn, m, y, s, t) or _stale_input(m, y, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _scaled_after(m, like) or _dec_order_story(like) or _one_sub_pre_ln(m, y, s, t) or _no_residual(m, y, s, t) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _layers_unused(fn, m, s, t) or _forward_extra(fn, m, y, s, t) or _stale_input(m, y, s, t) or _forward_rest(fn, m, y, s, t)
+
+# %% ../../nbs/course_model.ipynb #h37m0615
+def _random_logits(fn, m, y, s, t) -> str|None:
+    "If `fn` gives other logits on a second call with the same model and batch (in eval mode): something random named; else None."
+    with torch.no_grad(): again = fn(_refusing(m), s, t)
+    if not isinstance(again, torch.Tensor) or again.shape != y.shape or _same_logits(again, y, m, s, t): return None
+    return ("your logits change from one call to the next on the same batch, in eval mode: something random runs, a dropout that does not "
+            "follow model.eval() (F.dropout(x, p), whose training= is True unless given, or an nn.Dropout made in forward); in eval no dropout acts: "
+            "leave it out, or use the model's own, model.drop, which model.eval() switches off")
+
+def _learned_positions(fn, s, t) -> None:
+    "Fail, naming it, if `fn` does not give the logits of a model with learned positions (Table 3, row E), whose two stacks have tables of their own."
+    torch.manual_seed(2); m = perturb(build_model(get_model_config('tiny', src_vocab=50, tgt_vocab=50, pos='learned'))).eval()
+    with torch.no_grad():
+        ref, y = m(s, t), fn(_refusing(m), s, t)
+        if _same_logits(y, ref, m, s, t): return
+        for kw, what in ((dict(tgt_pos=m.src_pos), "the target's positions come from model.src_pos"), (dict(src_pos=m.tgt_pos), "the source's positions come from model.tgt_pos"),
+                         (dict(src_pos=m.tgt_pos, tgt_pos=m.src_pos), "each stack's positions come from the other's module")):
+            assert not _same_logits(y, _model_variant(m, **kw)(s, t), m, s, t), (f"with learned positions (Table 3, row E) your logits differ: {what}: "
+                "sinusoids are one table for both stacks, so the mix-up is invisible with them, but learned positions are two tables, one per stack; "
+                "model.src_pos(model.src_emb(src)) and model.tgt_pos(model.tgt_emb(tgt))")
+    raise AssertionError(f"with learned positions (Table 3, row E) your logits differ from the model's by up to {(y - ref).abs().max():.2g}, and are right "
+                         "with sinusoids: each stack adds its own positions module, model.src_pos and model.tgt_pos, whatever kind they are")
+
 
 # %% ../../nbs/course_model.ipynb #a26c0614
 @report
@@ -694,10 +909,11 @@ def check_forward(fn) -> str:
             "target with BOS, without its last token); use it as it is, every position" if tuple(getattr(y, 'shape', ()))[:2] == (t.shape[0], t.shape[1] - 1) else "")
         assert y.dtype == ref.dtype, f"my_forward's logits are {y.dtype}, the model's {ref.dtype}: return model.generator(y) as it is (no .double(), .float() or .half())"
         if (err := (y - ref).abs().max().item()) > _logit_tol(ref, m, s, t):
-            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_mask_rank(fn, m, None, s, t) or _output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
+            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_random_logits(fn, m, y, s, t) or _mask_rank(fn, m, None, s, t) or _output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
         one, want = fn(_refusing(m), s[:1], t[:1]), m(s[:1], t[:1])                    # a batch of one sentence
         assert getattr(one, 'shape', None) == want.shape, (f"one sentence, src (1, {s.shape[1]}): my_forward returned {_got(one)}, not {tuple(want.shape)}"
             + ": the batch axis of a batch of one is gone: .squeeze() without a dim drops every axis of size 1; squeeze only an axis you added, or none" * (getattr(one, 'dim', lambda: 0)() == 2))
+    _learned_positions(fn, s, t)
     return f"{fn.__name__} computes Transformer.forward"
 
 # %% ../../nbs/course_model.ipynb #a26c06h11
@@ -708,7 +924,8 @@ _PARSING_SLIPS = {"N=6, the base model's depth: §6.3 has 4 layers": dict(N=6), 
                   "d_k = d_v = 64, the base model's: here d_k = d_model/h = 128": dict(d_k=64, d_v=64),
                   "a vocabulary of 16 (16K is sixteen thousand tokens)": dict(src_vocab=16, tgt_vocab=16),
                   **{f"N={n}: §6.3's 4 layers are in each stack, N=4 (4 encoder and 4 decoder layers)": dict(N=n) for n in (1, 2, 3, 8)},
-                  **{f"d_ff={f:,}: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=f) for f in (512, 1024, 8192)},
+                  **{f"d_ff={f:,}: apart from N and d_model the model is base's, d_ff = 2048" + (" (or, the same count at d_model = 1024, each FFN counted "
+                     "with one layer, W_1 and b_1, and W_2 and b_2 left out: the FFN has two, d_model x d_ff and d_ff x d_model)" if f == 1024 else ""): dict(d_ff=f) for f in (512, 1024, 8192)},
                   **{f"h={k}: apart from N and d_model the model is base's, h = 8": dict(h=k) for k in (4, 16)},
                   **{f"a vocabulary of {v:,}: §6.3's is 16K": dict(src_vocab=v, tgt_vocab=v) for v in (8000, 32000, 32768, 37000)}}
 
@@ -747,6 +964,36 @@ def _vocab_slip(which:str, given, count, readings) -> str:
     return ''
 
 
+# %% ../../nbs/course_model.ipynb #h37m0620
+def _count_groups(d:int, dff:int, N:int, attn:int, ffn:int) -> dict:
+    "Parts of §6.3's model, as {what: parameters}, that a wrong count may leave out or count twice."
+    return {f"the decoder's {N} layers (each 2 attention blocks, a feed-forward block and 3 LayerNorms)": N * (2 * attn + ffn + 6 * d),
+            f"the encoder's {N} layers (each an attention block, a feed-forward block and 2 LayerNorms)": N * (attn + ffn + 4 * d),
+            f"all {5 * N} LayerNorms ({N} x 2 in the encoder, {N} x 3 in the decoder), 2 d_model each (gain and bias)": 5 * N * 2 * d,
+            f"the bias (or the gain) of all {5 * N} LayerNorms, d_model each: a LayerNorm learns both, 2 d_model": 5 * N * d,
+            f"the biases of all the linear layers, 4 d_model in each of the {3 * N} attention blocks and d_ff + d_model in each of the "
+            f"{2 * N} feed-forward networks: nn.Linear has a bias by default, and the model keeps them": 3 * N * 4 * d + 2 * N * (dff + d),
+            f"the decoder layers' encoder-decoder attention and its LayerNorm, {N} of each: a decoder layer has two attention blocks and "
+            "three LayerNorms, an encoder layer one and two": N * (attn + 2 * d),
+            f"the decoder layers' encoder-decoder attention, {N} blocks: a decoder layer has two attention blocks": N * attn,
+            f"the output projection W^O and its bias in all {3 * N} attention blocks, d_model² + d_model each: an attention block has four "
+            "projections, W^Q, W^K, W^V and W^O": 3 * N * (d * d + d),
+            f"W_2 and b_2 in all {2 * N} feed-forward networks, d_ff d_model + d_model each: the FFN has two layers": 2 * N * (d * dff + d),
+            f"the biases of the {3 * N} attention blocks, 4 d_model each (of W^Q, W^K, W^V and W^O): nn.Linear has a bias by default": 3 * N * 4 * d,
+            f"the biases of the {2 * N} feed-forward networks, d_ff + d_model each: nn.Linear has a bias by default": 2 * N * (dff + d),
+            f"the output projection W^O of all {3 * N} attention blocks, d_model² each: an attention block has four projections, "
+            "W^Q, W^K, W^V and W^O": 3 * N * d * d}
+
+def _count_extra(d:int, N:int, attn:int, ffn:int) -> dict:
+    "Parts a wrong count may add that §6.3's model does not have, as {what: parameters}."
+    return {"the final LayerNorm of each stack (nn.Transformer's encoder.norm and decoder.norm, 2 d_model each), which the paper's post-LN "
+            "model does not have: each of its sub-layers ends with its own norm": 4 * d,
+            **{f"{k} more decoder layer{'s' * (k > 1)}: N = {N + k} in the decoder (nn.Transformer's num_decoder_layers defaults to 6); §6.3's "
+               f"4 layers are in each stack": k * (2 * attn + ffn + 6 * d) for k in (1, 2)},
+            **{f"{k} more encoder layer{'s' * (k > 1)}: N = {N + k} in the encoder (nn.Transformer's num_encoder_layers defaults to 6); §6.3's "
+               f"4 layers are in each stack": k * (attn + ffn + 4 * d) for k in (1, 2)}}
+
+
 # %% ../../nbs/course_model.ipynb #a26r0041
 def _count_parts(which:str, given:int, count, readings, d:int=1024, dff:int=2048, N:int=4) -> str:
     "How far a wrong count is from §6.3's, written as a few of the model's blocks (at most two of each) where it can be."
@@ -754,11 +1001,12 @@ def _count_parts(which:str, given:int, count, readings, d:int=1024, dff:int=2048
     for v in readings:
         right = count(tie, v); diff = given - right
         attn, ffn = 4 * d * d + 4 * d, 2 * d * dff + dff + d
-        groups = {f"the decoder's {N} layers (each 2 attention blocks, a feed-forward block and 3 LayerNorms)": N * (2 * attn + ffn + 6 * d),
-                  f"the encoder's {N} layers (each an attention block, a feed-forward block and 2 LayerNorms)": N * (attn + ffn + 4 * d),
-                  f"all {5 * N} LayerNorms ({N} x 2 in the encoder, {N} x 3 in the decoder), 2 d_model each (gain and bias)": 5 * N * 2 * d}
+        groups = _count_groups(d, dff, N, attn, ffn)
         part = next((f"{'without' if diff < 0 else 'with a second count of'} {g}" for g, n in groups.items() if abs(diff) == n), None)
         if part: return f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {part}: count every part of both stacks once"
+        extra = _count_extra(d, N, attn, ffn)
+        part = next((g for g, n in extra.items() if diff == n), None)
+        if part: return f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {part}"
         pos = next((f"{k} table{'s' * (k > 1)} of learned positions, {L:,} x {d} (max_len x d_model{', or as many d_model x d_model matrices' * (L == d)})"
                     for L in (256, 512, 1024, 2048, 5000) for k in (1, 2) if diff == k * L * d), None)
         if pos: return (f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {pos}: the paper's sinusoidal "

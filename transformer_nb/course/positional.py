@@ -77,16 +77,22 @@ def _pe_rate(th0:float, slope:float, n:int, d:int) -> str:
     if abs(slope - 2) < 1e-2 and abs(th0 - 1) > 1e-3 and n > 2 and any(abs(L - e) < 1e-3 for e in (n, 1)):
         return (f"every pair turns {th0:.4g} times as fast as the formula's: your n = {n} positions run evenly from 0 to {round(L)}, {th0:.4g} apart "
                 f"(torch.linspace(0, {round(L)}, n)); the positions are 0, 1, ..., n - 1, one apart: torch.arange(n)")
-    if abs(th0 - 1) > 1e-3 or abs(slope - round(slope)) < 1e-2: return ""
+    if abs(slope - 2) < 1e-2 and n > 2 and abs(th0 * n - 1) < 1e-3:
+        return (f"every pair turns 1/n = {th0:.4g} times as fast as the formula's: your positions are divided by n = {n} (normalised to [0, 1)); "
+                "pos is the position's index itself, 0, 1, ..., n - 1: torch.arange(n)")
+    if abs(th0 - 1) > 1e-3 or abs(slope - round(slope)) < 1e-3: return ""
     B = 10000 ** (slope / 2)
-    return (f"your pair i turns by {B:.6g}^(-2i/d_model) per position: the base is {B:.6g}, not 10000"
-            + (" (10e4 is 10 x 10^4 = 100000; 10000 is 1e4)" if abs(B / 1e5 - 1) < 1e-3 else "") + "; angle pos / 10000^(2i/d_model)")
+    ln = 0.8 < B / 1e4 < 1.25                                                     # near 10000: the natural log of 10000 rounded, in the exp form
+    return (f"your pair i turns by {B:.6g}^(-2i/d_model) per position: the base is {B:.6g}" + (f" = e^{math.log(B):.4g}" * ln) + ", not 10000"
+            + (" (10e4 is 10 x 10^4 = 100000; 10000 is 1e4)" if abs(B / 1e5 - 1) < 1e-3 else
+               f" = e^{math.log(10000):.5g}: in the exp form, exp(-2i/d_model · ln 10000), the log is math.log(10000), not rounded" if ln else "")
+            + "; angle pos / 10000^(2i/d_model)")
 
 # %% ../../nbs/course_positional.ipynb #a26r0027
 def _pe_drawn(fn, pe, n:int, d:int) -> str:
     "If a second call gives another table: a drawn one (random, or a new learned table), named; else ''."
     again = fn(n, d)
-    if not (isinstance(again, torch.Tensor) and again.shape == pe.shape and not torch.equal(again.double(), pe)): return ""
+    if not (isinstance(again, torch.Tensor) and again.shape == pe.shape) or torch.equal(again.double().nan_to_num(7.0), pe.nan_to_num(7.0)): return ""   # NaN where NaN was: the same table
     return ("your table changes from one call to the next: it is drawn (torch.randn, or a new nn.Embedding's weight, as GPT-2's learned "
             "positions), not computed; the encoding is fixed: sin and cos of pos / 10000^(2i/d_model), nothing drawn or learned")
 
@@ -152,10 +158,39 @@ def _pe_slips(pe, n:int, d:int) -> str:
              "has the exponent 2i/d_model, the even one's (torch.arange(0, d_model, 2))": pos / 10000 ** ((two_i + 1) / d),
              "your angles are 2π times the formula's: the paper's wavelengths, 2π to 10000 · 2π, come from sin and cos themselves; the angle is "
              "pos / 10000^(2i/d_model), with no 2π": 2 * math.pi * pos / 10000 ** (two_i / d)}
+    lost = ("the exponent's parentheses are lost: ** binds tighter than * and /, so pos / 10000 ** 2*i / d_model is pos / 10000² times "
+            "i / d_model, and every pair barely turns; write pos / 10000 ** (2 * i / d_model)")
+    slips[f"your angles are pos / 10000² · i / d_model, i the pair's index: {lost}"] = pos / 10000 ** 2 * (two_i / 2) / d
+    slips[f"your angles are pos / 10000² · 2i / d_model: {lost}"] = pos / 10000 ** 2 * two_i / d
+    if n != d: slips[f"your exponents are 2i/n, over the number of positions n = {n}: the denominator is d_model = {d}, pos / 10000^(2i/d_model)"] = pos / 10000 ** (two_i / n)
     for why, ang in slips.items():
         keep = (ang.abs() < 1000).repeat_interleave(2, -1)                      # where float32 holds the angles well
         if d > 2 and torch.allclose(pe.double()[keep], torch.stack([ang.sin(), ang.cos()], -1).flatten(1)[keep], atol=1e-4): return why
     return ""
+
+# %% ../../nbs/course_positional.ipynb #h37p0501
+def _pe_overflow(pe, n:int, d:int) -> str:
+    "If the first pairs of `pe` are right and every pair from k on wrong, where 10000^(2k) first passes the largest int64, float32 or float64: that named, else ''."
+    ok = [bool(torch.allclose(pe[:, 2 * i:2 * i + 2], _pe_table(n, d)[:, 2 * i:2 * i + 2], atol=1e-4)) for i in range(d // 2)]
+    k = ok.index(False) if False in ok else d // 2
+    if not 0 < k < d // 2 or any(ok[k:]): return ""
+    top = next(((name, big) for name, big in (('int64', 2.0 ** 63), ('float32', torch.finfo(torch.float32).max), ('float64', torch.finfo(torch.float64).max))
+                if 8 * (k - 1) <= math.log10(big) < 8 * k), None)                     # 10000^(2k) = 1e(8k): the first power past the largest
+    if top is None: return ""
+    return (f"pairs 0 to {k - 1} are right and every pair from {k} on is wrong" + (" (NaN)" if pe[:, 2 * k:].isnan().any() else "") + f": 10000^(2i) at "
+            f"2i = {2 * k} is 1e{8 * k}, past the largest {top[0]} ({top[1]:.3g}): taking the power 10000 ** 2i first and its d_model-th root after "
+            "overflows; raise 10000 to the fraction itself, 10000 ** (2i / d_model)")
+
+
+# %% ../../nbs/course_positional.ipynb #h37p0505
+def _pe_twice(fn, pe, n:int, d:int) -> str:
+    "If both dimensions of every pair hold the same numbers (four rows asked for when n = 1): one function written twice, named; else ''."
+    rows = pe if n > 1 else fn(4, d).double()
+    if not (isinstance(rows, torch.Tensor) and rows.dim() == 2 and len(rows) > 1 and torch.allclose(rows[:, 0::2], rows[:, 1::2], atol=1e-6)): return ""
+    f = 'sine' if abs(rows[0, 0]) < 1e-4 else 'cosine' if abs(rows[0, 0] - 1) < 1e-4 else 'same function'
+    return (f"dimensions 2i and 2i + 1 hold the same numbers, the {f} of the pair's angle twice: dimension 2i holds the sine, "
+            "sin(pos / 10000^(2i/d_model)), and 2i + 1 the cosine of that angle (a line copied? pe[:, 1::2] = torch.cos(angle))")
+
 
 # %% ../../nbs/course_positional.ipynb #a26s0504
 @report
@@ -190,7 +225,7 @@ def check_encoding(fn) -> str:
                                      "the row's index, 0 to n - 1")
             why = [m for m, kw in _PE_MISTAKES.items() if _pe_like(pe, n, d, **kw)]
             raise AssertionError(f"d_model={d}: PE[{p}, {j}] is {pe[p, j]:.5f}, the formula gives {ref[p, j]:.5f}: " +
-                (f"your table has {why[0]}" if why else _pe_drawn(fn, pe, n, d) or _pe_regrouped(pe, n, d) or _pe_slips(pe, n, d) or _pe_angles(pe, n, d) or _pe_rest(pe, n, d)))
+                (f"your table has {why[0]}" if why else _pe_overflow(pe, n, d) or _pe_drawn(fn, pe, n, d) or _pe_regrouped(pe, n, d) or _pe_slips(pe, n, d) or _pe_angles(pe, n, d) or _pe_twice(fn, pe, n, d) or _pe_rest(pe, n, d)))
     first = fn(4, 16)
     with torch.no_grad(): first.fill_(7.0)                                  # the caller's table, edited: a later call must not see it
     assert not (fn(4, 16) == 7.0).all(), (f"{fn.__name__} returns a view of a table it keeps between calls (a cache sliced, table[:n]): "
@@ -269,6 +304,41 @@ def _bias_kept(rb) -> None:
     assert [id(p) for p in rb.parameters()] == before, ("forward made a new table: a parameter created in forward is new, random, at each call, "
         "and the optimizer holds the old one; create the table once, in __init__")
 
+# %% ../../nbs/course_positional.ipynb #h37p0507
+def _bias_scaled(b, want, n_q:int, n_k:int, K:int) -> str:
+    "If `b` is the paper's bias `want` negated or times one factor, or with the offsets past K given 0 instead of the edge rows: that named, else ''."
+    if torch.equal(b, -want):
+        return (": your bias is the table's rows negated, -table[...]: ALiBi subtracts a fixed distance penalty, but this table is learned, "
+                "and its rows are added as they are, table[clamp(j - i, -K, K) + K]")
+    c = float((b * want).sum() / (want * want).sum().clamp_min(1e-30))
+    if abs(c - 1) > 1e-4 and abs(c) > 1e-3 and torch.allclose(b, c * want, rtol=1e-5, atol=1e-7):
+        return f": your bias is {c:.4g} times table[clamp(j - i, -K, K) + K]: the rows go in as they are, with no factor"
+    far = (torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]).abs() > K      # (n_q, n_k): the offsets past K
+    if far.any() and torch.equal(b, want.masked_fill(far, 0.0)):
+        return (": the offsets past ±K get a bias of 0: Shaw et al. clip them, so that every key further than K shares the edge row, "
+                "table[0] for j - i <= -K and table[2K] for j - i >= K; clamp(j - i, -K, K) + K")
+    return ""
+
+def _bias_story(b, table, n_q:int, n_k:int, K:int) -> str:
+    "A name for the wrong bias `b`: the paper's negated, scaled or zero past K, every offset one off, or what `_bias_hint` finds."
+    rows = lambda f: torch.stack([torch.stack([table[f(i, j)] for j in range(n_k)]) for i in range(n_q)]).permute(2, 0, 1)
+    return _bias_scaled(b, rows(lambda i, j: min(max(j - i, -K), K) + K), n_q, n_k, K) or _bias_shifted(b, rows, K) or _bias_hint(b, table, n_q, n_k, K)
+
+def _bias_dtype(table) -> str:
+    "Why a table of another dtype than the default is wrong."
+    return (f"your table is {table.dtype} (dtype= or .double() where it is made): the attention scores the bias is added to are "
+            f"{torch.get_default_dtype()}, the default dtype, and a {table.dtype} bias turns them {table.dtype}; make the table in the default dtype")
+
+def _bias_shifted(b, rows, K:int) -> str:
+    "If `b` is the bias of every offset one off, j - i + 1 or j - i - 1 (`rows(f)`: the bias whose entry (i, j) is table[f(i, j)]): named, else ''."
+    for s, side, key in ((1, 'the keys', 'previous'), (-1, 'the queries', 'next')):   # positions counted from 1 on one side
+        if torch.equal(b, rows(lambda i, j, s=s: min(max(j - i + s, -K), K) + K)):
+            return (f": every offset is one too {'large' if s > 0 else 'small'}, j - i {'+' if s > 0 else '-'} 1 ({side}' positions counted from 1, "
+                    f"torch.arange(1, n + 1), or the offset taken from the {key} key): the offset is j - i, both positions from 0, "
+                    "torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]")
+    return ""
+
+
 # %% ../../nbs/course_positional.ipynb #a26s0507
 def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
     "A name for the wrong bias `b`: the offset flipped (i - j), wrapped instead of clipped, or not shifted by K; '' if none."
@@ -314,6 +384,8 @@ def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
 def _bias_cell(b, table, i:int, j:int) -> str:
     "What b[:, i, j] is when it is no row of the table: one column's entry for every head (head 0's bias repeated), or nothing of it."
     col = next((c for c in range(table.shape[1]) if any(torch.equal(b[:, i, j], table[r, c].expand(b.shape[0])) for r in range(table.shape[0]))), None)
+    neg = next((r for r in range(table.shape[0]) if torch.equal(b[:, i, j], -table[r])), None)
+    if neg is not None: return f"-table[{neg}], a row negated"
     return ("no row of the table" if col is None or b.shape[0] == 1 else f"one entry of column {col} for every head: each head gets head {col}'s bias; "
             "b[h] is column h of the table, table[idx, h] (permute the (n_q, n_k, h) lookup to (h, n_q, n_k))")
 
@@ -362,7 +434,7 @@ def check_relative_bias(RelativeBias) -> str:
     ps = list(rb.parameters())
     assert len(ps) == 1 and tuple(ps[0].shape) == (2 * K + 1, h), (f"RelativeBias(h={h}, K={K}) should have one parameter, "
         f"the table of shape ({2 * K + 1}, {h}), a row per clipped offset; it has {[tuple(p.shape) for p in ps]}" + _bias_parts(rb, h, K)); _bias_kept(rb)
-    table = ps[0]
+    table = ps[0]; assert table.dtype == torch.get_default_dtype(), _bias_dtype(table)
     with torch.no_grad(): table.normal_()                                         # distinct values, so a wrong row shows
     sizes = [(4, 4), (3, 6), (1, 5), (6, 2)]
     def call(n_q, n_k):
@@ -387,7 +459,7 @@ def check_relative_bias(RelativeBias) -> str:
                 got = [f"table[{r}]" for r in range(2 * K + 1) if torch.equal(b[:, i, j], table[r])] or [_bias_cell(b, table, i, j)]
                 assert torch.equal(b[:, i, j], table[o + K]), (f"forward({n_q}, {n_k})[:, {i}, {j}] should be table[{o + K}] "
                     f"(offset j - i = {j - i}" + (f", clipped to {o}" if o != j - i else "") + f", plus K); it is {got[0]}"
-                    + _bias_hint(b.detach(), table.detach(), n_q, n_k, K))
+                    + _bias_story(b.detach(), table.detach(), n_q, n_k, K))
     _bias_long(call, table.detach(), h, K); _bias_fresh(rb, table); out = rb(6, 6)                       # 70 queries, 90 keys: past a table of offsets made for 64
     assert out.requires_grad, ("the bias does not depend on the table: index the nn.Parameter itself, table[idx], not a copy "
                                "(.detach(), .numpy(), .tolist() or torch.tensor(...) cut the gradient)")
