@@ -171,6 +171,23 @@ def test_window_nan_is_placed_at_the_ends():
     ref = F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(9, 3)); y = ref.clone(); y[..., 8, :] = float('nan')
     assert _ex._window_rest(None, y, ref, q, k, v, 3).startswith("your output has NaN only at the queries within 1 of an end ([8])")
 
+def _keys_padded_with(fill, cat=False):
+    "restricted_attention whose keys are padded with `fill` (F.pad's value, or rows of it concatenated), the values with 0, no mask."
+    def restricted_attention(q, k, v, r):
+        w = r // 2
+        if cat: pad = k.new_full((*k.shape[:-2], w, k.shape[-1]), fill); kp = torch.cat([pad, k, pad], -2)
+        else: kp = F.pad(k, (0, 0, w, w), value=fill)
+        kw, vw = kp.unfold(-2, 2 * w + 1, 1), F.pad(v, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+        s = torch.einsum('bhnd,bhndw->bhnw', q, kw) / math.sqrt(q.shape[-1])
+        return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), vw)
+    return restricted_attention
+
+@pytest.mark.parametrize('cat', [False, True])
+def test_keys_padded_with_minus_inf_are_named(cat):
+    "-inf in the padded keys: q . k sums -inf and +inf terms (NaN at the ends), where the scores' fill was meant."
+    assert_rejects(_ex.check_restricted_attention, _keys_padded_with(float('-inf'), cat),
+                   says=r"n=10, r=3: .*NaN only at the queries within 1 of an end \(\[0, 9\]\).*the padded keys hold -inf .*pad the keys with 0")
+
 def test_a_right_window_with_a_large_negative_fill_passes():
     assert _ex.check_restricted_attention(_win_by(fill=-1e9)) is True
 

@@ -229,6 +229,10 @@ def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
         if masks := _window_masks(y, q, k, v, r): return masks
         nan = y.isnan().any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
         where = (f"only at the queries within {w} of an end ({nan}), whose windows hold padded keys" if all(i < w or i >= n - w for i in nan) else f"at queries {nan[:6]}{' ...' if len(nan) > 6 else ''}")
+        if all(i < w or i >= n - w for i in nan) and runs_ok(fn, q.abs() + 0.1, k.abs() + 0.1, v, r) and not fn(q.abs() + 0.1, k.abs() + 0.1, v, r).isnan().any():
+            return (f"your output has NaN {where}, and none once every query and key entry is positive: the padded keys hold -inf "
+                    "(F.pad(k, ..., value=-inf)), so q . k_pad sums -inf and +inf terms, NaN; pad the keys with 0 (F.pad's default) "
+                    "and give the padded slots' scores -inf with masked_fill")
         return (f"your output has NaN {where}: a score computed as 0 * -inf (a 0/1 mask multiplied in) or -inf - -inf is NaN; "
                 "give the padded rows -inf with masked_fill")
     err = lambda c: (y - F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=c)).abs().max().item()
