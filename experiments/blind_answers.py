@@ -496,8 +496,6 @@ SETS = {
     '40': ('fortieth', 'blind_answers_40_set', {
         ('first_run', '07_why_self_attention', 'the keys padded with -inf (value=-inf) to give the pad rows a -inf score'): 'generic',
         ('first_run', '12_variations', 'row (A) changes h alone: each head keeps its size'): 'generic',
-        ('after', '07_why_self_attention', 'the keys padded with -inf (value=-inf) to give the pad rows a -inf score'): 'generic',
-        ('after', '12_variations', 'row (A) changes h alone: each head keeps its size'): 'generic',
         }, set()),
     '41': ('forty-first', 'blind_answers_41_set', {
         }, {('12_variations', "base.get('d_k', d // h) for base.get('d_k') or d // h (left out: no PRESETS entry holds d_k=None)")}),
