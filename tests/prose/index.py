@@ -28,7 +28,7 @@ assert _hour['final']['last']['valid']['bleu'] > _hour['final']['average']['vali
 assert _test['bleu_lc'] == _hour['test_bleu_lc'] and 'test2016' in _hour['metric'] and _hour['wall_s'] < 3600
 _cmd = '`tnb-train --dataset multi30k --src-lang de --tgt-lang en --recipe cpu-hour`'   # the run's own options, as quoted
 assert all(o in _hour['command'].split() for o in _cmd.strip('`').split()), (_cmd, _hour['command'])
-_q('af482548', '`tnb-train` with its defaults, trains', f"another,\n{_cmd}, a German→English translator of Multi30k's\nphoto captions "
+_q('af482548', '`tnb-train` trains', f"and\n{_cmd} a German→English translator of Multi30k's\nphoto captions "
    f"in {_hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC with AVX2",
    f"last checkpoint (its final weights) scores {_test['bleu']:.2f} BLEU on Multi30k's test2016 with beam 4 (sacreBLEU, cased, "
    f"detokenized; {_test['bleu_lc']:.2f} lowercased); on the validation set it beat the paper's method, an average of\ncheckpoints")
