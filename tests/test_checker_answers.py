@@ -24,10 +24,9 @@ and apart by four more writers after the twenty-sixth's and twenty-seventh's fix
 twenty-eighth for notebooks 00 to 03, a twenty-ninth for 04 to 07, a thirtieth for 08 to 10 and a thirty-first for 11 to 14,
 under those names; and four more, written blind and apart by four more writers after those four sets' fixes, one for each
 quarter again: a thirty-second for 00 to 03, a thirty-third for 04 to 07, a thirty-fourth for 08 to 10 and a thirty-fifth for
-11 to 14, under those names; and four more, written blind and apart by four more writers after those fixes, one for each
-quarter again, each told the mistakes the earlier sets had written for its notebooks so as to go where they had not: a
-thirty-sixth for 00 to 03, a thirty-seventh for 04 to 07, a thirty-eighth for 08 to 10 and a thirty-ninth for 11 to 14,
-under those names; and, written at the same time on the same checkers but told nothing of the earlier sets, a fortieth
+11 to 14, under those names; and three more, written blind and apart by three more writers after those fixes, one for
+each of three quarters, each told the mistakes the earlier sets had written for its notebooks so as to go where they had
+not: a thirty-sixth for 00 to 03, a thirty-seventh for 04 to 07 and a thirty-ninth for 11 to 14, under those names; and, written at the same time on the same checkers but told nothing of the earlier sets, a fortieth
 and a forty-first, each by one more writer for every paper notebook: a representative sample of the first slips a
 learner makes, under 'fortieth' and 'forty-first' (their 14_since_2017 under their 'since_2017'). In each
 table ('first_run', 'after') of each measurement the five kinds of verdict add up to the answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
