@@ -214,15 +214,21 @@ def _other_texts() -> dict:
     texts |= {str(p.relative_to(ROOT)): p.read_text(encoding='utf-8') for p in (ROOT / 'nbs' / 'live').rglob('*') if p.suffix in ('.js', '.mjs', '.html', '.py')}
     return texts
 
-def used_elsewhere(name:str, texts:dict, own:set) -> list[str]:
-    "Where `name` is written as a word, outside the texts in `own`."
+@functools.cache
+def _words(text:str) -> frozenset:
+    "The words (maximal runs of word characters) written in `text`: read once, so that each name is a set lookup, not a scan."
     import re
-    r = re.compile(r'(?<![\w])' + re.escape(name) + r'\b')
-    return [k for k, t in texts.items() if k not in own and r.search(t)]
+    return frozenset(re.findall(r'\w+', text))
+
+def used_elsewhere(name:str, texts:dict, own:set) -> list[str]:
+    "Where `name` (an identifier) is written as a word, outside the texts in `own`."
+    assert name.isidentifier(), f"{name!r} is not an identifier"
+    return [k for k, t in texts.items() if k not in own and name in _words(t)]
 
 def test_the_use_reader():
     texts = {'module a': 'x = used_one(1)', 'notebook a.ipynb': 'unused_one()', 'README.md': 'call `other.used_two()`', 'b': '_used_three'}
     assert [bool(used_elsewhere(n, texts, {'module a', 'notebook a.ipynb'})) for n in ('used_one', 'unused_one', 'used_two', 'used_three')] == [False, False, True, False]
+    assert used_elsewhere('ab', {'x': 'abc ab_ xab', 'y': 'f(ab)'}, set()) == ['y']   # a word, not a part of one
 
 @pytest.mark.parametrize('module', [m for m in MODULES if m.startswith('apps.')])
 def test_apps_exports_are_used_elsewhere(module):
