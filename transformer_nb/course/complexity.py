@@ -61,20 +61,30 @@ def _im2col_story(fn, q, k, v, r:int) -> str|None:
 
 
 # %% ../../nbs/course_complexity.ipynb #a30c0701
+def _att_tol(q, k, v, r:int) -> float:
+    "How far two right computations of restricted attention (or of a probe's variant) may differ: the scores' rounding (d_k terms) carried through the weights to the largest value, plus the weighted average's (2 * (r // 2) + 1 terms); the largest entry of q, k and v stands for the values, since a probe may swap their roles."
+    top = max(t.abs().max().item() for t in (q, k, v))
+    return rounding_tol(q @ k.mT / q.shape[-1] ** 0.5, q.shape[-1]) * top + rounding_tol(top, 2 * (r // 2) + 1)
+
+def _moved(a, b, tol:float) -> list[int]:
+    "The positions (queries) where outputs `a` and `b` differ by more than `tol`, in any batch entry, head or feature."
+    return ((a - b).abs().amax((0, 1, 3)) > tol).nonzero().flatten().tolist()
+
 def _short_window(fn, q, k, v) -> bool:
     "Whether `fn`'s windows hold 2 * (r // 2) keys, one short: probed at r = 9, key t moves the 8 queries t - 3 .. t + 4, not t - 4 .. t + 4."
     n, t = q.shape[-2], q.shape[-2] // 2
     if n < 10: return False
-    try: base, bumped = fn(q, k, v, 9), fn(q, k.index_add(-2, torch.tensor([t]), torch.ones_like(k[..., :1, :])), v, 9)
+    kb = k.index_add(-2, torch.tensor([t]), torch.ones_like(k[..., :1, :]))
+    try: base, bumped = fn(q, k, v, 9), fn(q, kb, v, 9)
     except Exception: return False
-    return ((bumped - base).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist() == list(range(t - 3, t + 5))
+    return _moved(bumped, base, _att_tol(q, kb, v, 9)) == list(range(t - 3, t + 5))
 
 # %% ../../nbs/course_complexity.ipynb #a26c07x05
 def _window_mistake(fn, q, k, v, r:int) -> str:
     "What `fn` does wrong, read from probes: values of 1 (each query's weights must sum to 1), and which keys and values move which queries."
     n, w = q.shape[-2], r // 2
     base, bump, t = fn(q, k, v, r), lambda x, t: x.index_add(-2, torch.tensor([t]), torch.ones_like(x[..., :1, :])), n // 2
-    moves = lambda kk, vv: ((fn(q, kk, vv, r) - base).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist()
+    moves = lambda kk, vv: _moved(fn(q, kk, vv, r), base, _att_tol(q, kk, vv, r))
     if w and moves(bump(k, t), bump(v, t)) == [t]:
         return (f"changing key {t} moved query {t} alone: each query reads only its own position, so the window slides over something "
                 "else (the features?); pad and unfold the positions, dim -2: F.pad(k, (0, 0, w, w)), since F.pad's first pair pads the last axis")
@@ -82,7 +92,8 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
     if c := next((m for m in (2 * w + 1, 1) if torch.allclose(ones, torch.full_like(ones, m / v.shape[-1]), rtol=1e-4, atol=0)), 0):   # relative: the outputs are m / d_v
         return (f"with every value 1 your output is {'(2 * (r // 2) + 1)' if c > 1 else '1'} / d_v = {c}/{v.shape[-1]} everywhere: the softmax ran over "
                 "the features (the last axis of scores times values); softmax the window's scores over the keys, then weight the values")
-    off, feat = ~torch.isclose(ones, torch.ones_like(ones), atol=1e-5), (ones.abs() < 1e-6).flatten(0, -2).all(0)
+    tol1 = rounding_tol(1.0, 2 * (2 * w + 1))                                   # values of 1: the weights' sum and the average's rounding
+    off, feat = ~torch.isclose(ones, torch.ones_like(ones), rtol=0, atol=tol1), (ones.abs() <= tol1).flatten(0, -2).all(0)
     if feat.any() and not feat.all() and torch.equal(off.flatten(0, -2).any(0), feat):
         return (f"with every value 1 your output is 0 in features {feat.nonzero().flatten().tolist()} and 1 in the others: the values' "
                 "features were shifted or padded: F.pad(t, (w, w)) pads the last axis, the features; pad the positions, F.pad(t, (0, 0, w, w))")
@@ -246,7 +257,7 @@ def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
                 "softmax, so each query's sum to that; scale the scores before it, softmax(q k^T / sqrt(d_k))")
     why = _window_mistake(fn, q, k, v, r)
     if not why.startswith('softmax over the window'): return why
-    bad = ((y - ref).abs() > 1e-5).any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
+    bad = ((y - ref).abs() > _att_tol(q, k, v, r)).any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
     return (f"queries {bad[:8]}{' ...' if len(bad) > 8 else ''} of {n} are wrong, {where_differ(y, ref, 'batch head query feature')}; "
             "each query's output is the softmax of its 2 * (r // 2) + 1 window scores, q_i . k_j / sqrt(d_k), times the window's values")
 
@@ -272,7 +283,7 @@ def _random_story(fn, y, q, k, v, r:int) -> str|None:
 def _full_story(y, q, k, v, r:int) -> str|None:
     "If `y` is full attention, every key for every query, where the window does not reach across the sentence: named, else None."
     n, w = q.shape[-2], r // 2
-    if n - 1 <= w or not torch.allclose(y, F.scaled_dot_product_attention(q, k, v), atol=1e-5): return None
+    if n - 1 <= w or not torch.allclose(y, F.scaled_dot_product_attention(q, k, v), rtol=0, atol=_att_tol(q, k, v, n)): return None
     return (f"your output is full attention's, every key for every query: the window reaches r // 2 = {w} keys on each side, and the sentence's ends are "
             f"n - 1 = {n - 1} apart, so they do not see each other (with n <= r the window covers r keys, but centred on each query it still stops "
             "r // 2 away); full attention is the window's only when n - 1 <= r // 2")
@@ -355,11 +366,12 @@ def _ends_story(y, ref, w:int, qkv=None, fn=None, r:int=0) -> str:
     "For an output `y` wrong only at the queries within `w` of an end: which end, what its padded rows need, whether they took part in the softmax, or (probing `fn`) which real keys it hides."
     n = y.shape[-2]
     if why := _wrap_story(fn, qkv, r) or _unpadded(fn, qkv, r) or _inf_keys(y, ref, w) or _empty_story(y, ref, w) or _clamped_story(y, qkv, w): return why
-    if qkv is not None and torch.allclose(y, _zero_scored(*qkv, w), atol=1e-5):
+    tol = _att_tol(*qkv, 2 * w + 1) if qkv is not None else rounding_tol(ref, ref.shape[-1] * (2 * w + 1))   # without q, k, v: d_k · (2w + 1) terms at the output's size
+    if qkv is not None and torch.allclose(y, _zero_scored(*qkv, w), rtol=0, atol=tol):
         return (f"only the queries within {w} of an end are wrong, as if each padded slot took part in the softmax with the score q . 0 = 0: "
                 "it takes a share of the weight, so the weights of a query's real keys sum to less than 1, whether the padded slots "
                 "are left in or zeroed after the softmax; fill their scores with -inf before the softmax, so that they get none")
-    bad = [side for side, sl in (('left', slice(0, w)), ('right', slice(n - w, n))) if not torch.allclose(y[..., sl, :], ref[..., sl, :], atol=1e-5)]
+    bad = [side for side, sl in (('left', slice(0, w)), ('right', slice(n - w, n))) if not torch.allclose(y[..., sl, :], ref[..., sl, :], rtol=0, atol=tol)]
     if bad == ['right']:
         return (f"only the queries within {w} of the right end are wrong: a padded row beyond the last key, j >= n, still counts; "
                 "every j outside 0 <= j < n needs a score of -inf (j <= n - 1, not j <= n)")
@@ -372,8 +384,8 @@ def _ends_story(y, ref, w:int, qkv=None, fn=None, r:int=0) -> str:
 def _wrap_story(fn, qkv, r:int) -> str|None:
     "If `fn`'s windows wrap around the ends (key 0 moves the last query too): that named, else None."
     if fn is None or qkv is None or not (w := r // 2): return None
-    q, k, v = qkv; n = q.shape[-2]
-    moved = ((fn(q, k.index_add(-2, torch.tensor([0]), torch.ones_like(k[..., :1, :])), v, r) - fn(q, k, v, r)).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist()
+    q, k, v = qkv; n = q.shape[-2]; kb = k.index_add(-2, torch.tensor([0]), torch.ones_like(k[..., :1, :]))
+    moved = _moved(fn(q, kb, v, r), fn(q, k, v, r), _att_tol(q, kb, v, r))
     if n - 1 not in moved or any(w < i < n - w for i in moved): return None
     return (f"changing key 0 moved the outputs of queries {moved}, query {n - 1} among them: your windows wrap around the ends (torch.roll, or an "
             "index taken modulo n), so the first and last positions see each other; pad each end with r // 2 rows scored -inf")
@@ -388,7 +400,7 @@ def _empty_story(y, ref, w:int) -> str|None:
 # %% ../../nbs/course_complexity.ipynb #a27m7803
 def _window_slip(y, q, k, v, r:int) -> str|None:
     "A wrong output `y` of restricted attention read as a role mixed up (values or keys from another tensor), or each query's scores divided by the root of its window's length; None if neither."
-    m, near = local_mask(q.shape[-2], r), lambda x: torch.allclose(y, x, atol=1e-5)
+    m, near = local_mask(q.shape[-2], r), lambda x: torch.allclose(y, x, rtol=0, atol=_att_tol(q, k, v, r))
     sd = lambda a, b, c, **kw: F.scaled_dot_product_attention(a, b, c, attn_mask=m, **kw)
     roles = {"the values are the keys' windows: the weights average the windows of v, the keys only score": (q, k, k),
              "the values are the queries' windows: the weights average the windows of v": (q, k, q),
@@ -449,7 +461,7 @@ def _extreme_cases(fn, g):
     y, ref = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3))   # every score -40,000
     assert y.shape == ref.shape, (f"n=10, r=3, B = h = 1: your output is {tuple(y.shape)}, not {tuple(ref.shape)} like v" + ": the axes of size 1 (one sentence, "
         "one head) are gone: .squeeze() without a dim drops every axis of size 1; squeeze only an axis you added, squeeze(dim), or none" * (y.dim() < 4))
-    assert torch.allclose(y, ref, atol=1e-4), _huge_scores(y, ref)
+    assert torch.allclose(y, ref, rtol=0, atol=rounding_tol(v, 2 * 3)), _huge_scores(y, ref)   # equal scores, exact: the weights' and the average's rounding
     q, k, v = torch.randn(3, 1, 2, 10, 16, generator=g).unbind(0); k[..., 4, :] = 0.0   # key 4 all zeros, a real key
     y, ref, m = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3)), local_mask(10, 3).clone()
     m[..., 4] = False; tol = rounding_tol(q @ k.mT / 4, 16) * v.abs().max().item() + rounding_tol(v, 3)
@@ -501,8 +513,8 @@ def check_restricted_attention(fn) -> str:
             f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}" + _few_rows(y, n, r // 2, v.shape[-1]) + (
             f": one batch entry of {q.shape[0]}: q[0] (or a squeeze) took the batch as one; the windows run over every batch entry and head" * (isinstance(y, torch.Tensor) and y.dim() == 4 and y.shape[0] == 1 < q.shape[0]))
         assert y.dtype == q.dtype, f"n={n}, r={r}: {q.dtype} inputs gave a {y.dtype} output: keep the inputs' dtype (no .double() or .half()), as full attention does"
-        if (err := (y - ref).abs().max().item()) < 1e-5: continue
-        near = lambda x: torch.allclose(y, x, atol=1e-5)
+        if (err := (y - ref).abs().max().item()) <= (tol := _att_tol(q, k, v, r)): continue
+        near = lambda x: torch.allclose(y, x, rtol=0, atol=tol)
         w, ends = r // 2, torch.zeros(n, dtype=torch.bool); ends[:r // 2] = ends[n - r // 2:] = True
         half = next((u for u in range(n) if u != w and near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * u + 1)))), None)
         scaled = next((s for s, x in ((f'sqrt(r) = sqrt({r})', r), (f'the window size, 2 * (r // 2) + 1 = {2 * w + 1}', 2 * w + 1), ('d_k = 16', 256))
@@ -514,7 +526,7 @@ def check_restricted_attention(fn) -> str:
                else _radius_story(r) if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
-               else _ends_story(y, ref, w, (q, k, v), fn, r) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
+               else _ends_story(y, ref, w, (q, k, v), fn, r) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], rtol=0, atol=tol)
                else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
     _extreme_cases(fn, g); _strided_case(fn, g); _grads_flow(fn, g)

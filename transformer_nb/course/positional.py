@@ -11,6 +11,7 @@ __all__ = ['check_encoding', 'check_relative_bias']
 import math
 import torch
 from .checking import report, runs_ok, shape_axes
+from ..lib.machine import rounding_tol
 
 # %% ../../nbs/course_positional.ipynb #a26s0502
 def _pe_table(n:int, d:int, base=10000, exp=2, swap=False, halves=False, start=0, multiply=False, raw=False) -> torch.Tensor:
@@ -186,7 +187,7 @@ def _pe_overflow(pe, n:int, d:int) -> str:
 def _pe_twice(fn, pe, n:int, d:int) -> str:
     "If both dimensions of every pair hold the same numbers (four rows asked for when n = 1): one function written twice, named; else ''."
     rows = pe if n > 1 else fn(4, d).double()
-    if not (isinstance(rows, torch.Tensor) and rows.dim() == 2 and len(rows) > 1 and torch.allclose(rows[:, 0::2], rows[:, 1::2], atol=1e-6)): return ""
+    if not (isinstance(rows, torch.Tensor) and rows.dim() == 2 and len(rows) > 1 and torch.allclose(rows[:, 0::2], rows[:, 1::2], rtol=0, atol=rounding_tol(rows, 8))): return ""   # one function twice: equal up to float32's rounding of an angle's sine
     f = 'sine' if abs(rows[0, 0]) < 1e-4 else 'cosine' if abs(rows[0, 0] - 1) < 1e-4 else 'same function'
     return (f"dimensions 2i and 2i + 1 hold the same numbers, the {f} of the pair's angle twice: dimension 2i holds the sine, "
             "sin(pos / 10000^(2i/d_model)), and 2i + 1 the cosine of that angle (a line copied? pe[:, 1::2] = torch.cos(angle))")
