@@ -24,7 +24,8 @@ and apart by four more writers after the twenty-sixth's and twenty-seventh's fix
 twenty-eighth for notebooks 00 to 03, a twenty-ninth for 04 to 07, a thirtieth for 08 to 10 and a thirty-first for 11 to 14,
 under those names; and four more, written blind and apart by four more writers after those four sets' fixes, one for each
 quarter again: a thirty-second for 00 to 03, a thirty-third for 04 to 07, a thirty-fourth for 08 to 10 and a thirty-fifth for
-11 to 14, under those names. In each
+11 to 14, under those names; and a thirty-eighth, one of four more written blind and apart after their fixes, for 08 to 10,
+under 'thirty-eighth'. In each
 table ('first_run', 'after') of each measurement the five kinds of verdict add up to the answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
 of answers gives each table's counts."""
 import json
@@ -45,7 +46,8 @@ RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth
         'twenty-eighth': DATA['twenty-eighth'], 'twenty-ninth': DATA['twenty-ninth'],
         'thirtieth': DATA['thirtieth'], 'thirty-first': DATA['thirty-first'],
         'thirty-second': DATA['thirty-second'], 'thirty-third': DATA['thirty-third'],
-        'thirty-fourth': DATA['thirty-fourth'], 'thirty-fifth': DATA['thirty-fifth']}
+        'thirty-fourth': DATA['thirty-fourth'], 'thirty-fifth': DATA['thirty-fifth'],
+        'thirty-eighth': DATA['thirty-eighth']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]
@@ -54,7 +56,8 @@ PART = {'seventeenth': PAPER[:8], 'eighteenth': PAPER[8:],
         'twenty-third': PAPER[:8], 'twenty-fourth': PAPER[:8], 'twenty-fifth': PAPER[8:],
         'twenty-sixth': PAPER[:8], 'twenty-seventh': PAPER[8:],
         'twenty-eighth': PAPER[:4], 'twenty-ninth': PAPER[4:8], 'thirtieth': PAPER[8:11], 'thirty-first': PAPER[11:],
-        'thirty-second': PAPER[:4], 'thirty-third': PAPER[4:8], 'thirty-fourth': PAPER[8:11], 'thirty-fifth': PAPER[11:]}   # a measurement of some notebooks only: the paper notebooks it has rows for
+        'thirty-second': PAPER[:4], 'thirty-third': PAPER[4:8], 'thirty-fourth': PAPER[8:11], 'thirty-fifth': PAPER[11:],
+        'thirty-eighth': PAPER[8:11]}   # a measurement of some notebooks only: the paper notebooks it has rows for
 BOTH = [(run, table) for run in RUNS for table in TABLES]
 LATER = [run for run in RUNS if run != 'first']
 
