@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, the thirty-sixth, `36`, of notebooks 00 to 03 alone, the thirty-seventh, `37`, of notebooks 04 to 07 alone, the thirty-ninth, `39`, of notebooks 11 to 14 alone, the fortieth, `40`, and the forty-first, `41`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, the twenty-sixth, `26`, of notebooks 00 to 07 alone, the twenty-seventh, `27`, of notebooks 08 to 14 alone, the twenty-eighth, `28`, of notebooks 00 to 03 alone, the twenty-ninth, `29`, of notebooks 04 to 07 alone, the thirtieth, `30`, of notebooks 08 to 10 alone, the thirty-first, `31`, of notebooks 11 to 14 alone, the thirty-second, `32`, of notebooks 00 to 03 alone, the thirty-third, `33`, of notebooks 04 to 07 alone, the thirty-fourth, `34`, of notebooks 08 to 10 alone, the thirty-fifth, `35`, of notebooks 11 to 14 alone, the thirty-sixth, `36`, of notebooks 00 to 03 alone, the thirty-seventh, `37`, of notebooks 04 to 07 alone, the thirty-eighth, `38`, of notebooks 08 to 10 alone, the thirty-ninth, `39`, of notebooks 11 to 14 alone, the fortieth, `40`, and the forty-first, `41`, of every paper notebook (00 to 14); each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `thirty-sixth` for 36, `thirty-seventh` for 37, `thirty-ninth` for 39, `fortieth` for 40, `forty-first` for 41; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-sixth` for 26, `twenty-seventh` for 27, `twenty-eighth` for 28, `twenty-ninth` for 29, `thirtieth` for 30, `thirty-first` for 31, `thirty-second` for 32, `thirty-third` for 33, `thirty-fourth` for 34, `thirty-fifth` for 35, `thirty-sixth` for 36, `thirty-seventh` for 37, `thirty-eighth` for 38, `thirty-ninth` for 39, `fortieth` for 40, `forty-first` for 41; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -620,6 +620,56 @@ SETS = {
               ('first_run', '07_why_self_attention', 'the edge mask cached at the first call (a global): stale for a later n or r'): 'generic',
            },
            {('04_embeddings', "the parameter named weight (nn.Embedding's name), not E")}),   # its values and gradients are a right answer's: no mistake
+    '38': ('thirty-eighth', 'blind_answers_38_set', {
+              ('first_run', '08_data', "Sennrich's regex with \\b word boundaries instead of whitespace look-arounds: a pair with '</w>' never merges (the same merge recorded again and again)"): 'generic',
+              ('first_run', '08_data', "one Counter made before the loop: each round adds its counts to the last rounds', so a merged pair is picked again"): 'misleading',
+              ('first_run', '08_data', "a pair's count assigned (=), not added (+=): each pair gets the count of the last word that holds it"): 'generic',
+              ('first_run', '08_data', 'the new symbol kept as the pair itself (syms[i:i + 2] = [pair]), not the joined string'): 'generic',
+              ('first_run', '08_data', "merges=[] as a default argument: a second call continues the first call's list"): 'misleading',
+              ('first_run', '08_data', "word_counts' keys read as Sennrich's spaced words ('l o w </w>'): split on spaces, each word one symbol"): 'misleading',
+              ('first_run', '08_data', 'merges collected in a set (no merge twice): the order learnt lost'): 'generic',
+              ('first_run', '08_data', 'the merges prepended (merges.insert(0, best)): the list newest first'): 'generic',
+              ('first_run', '08_data', 'a for loop over range(len(syms) - 1) while the list shrinks under it: IndexError once a merge is made'): 'generic',
+              ('first_run', '08_data', 'for w, c in word_counts: without .items(), each key unpacked (ValueError)'): 'generic',
+              ('first_run', '08_data', 'symbols compared with is, not ==: a merged symbol made in another word is another object'): 'misleading',
+              ('first_run', '08_data', "the count's name c reused for the second symbol (for a, c in zip(...)): pairs[a, c] += c adds a string"): 'generic',
+              ('first_run', '09_training', 'the parenthesis closed after step: min(step ** -0.5, step) * warmup ** -1.5'): 'generic',
+              ('first_run', '09_training', 'math.isqrt (the integer square root) for sqrt(d_model)'): 'generic',
+              ('first_run', '09_training', 'a count of its own calls kept in a global (scheduler.step() habit): the step argument ignored'): 'generic',
+              ('first_run', '09_training', 'the peak factor (d_model warmup)^-0.5 put in front of the unnormalised min(step^-0.5, step / warmup)'): 'generic',
+              ('first_run', '09_training', "q built in place on F.one_hot's long tensor (q *= 1 - eps): a dtype error"): 'generic',
+              ('first_run', '09_training', "the model's p smoothed, not the target: -log((1 - eps) p_y + eps / V)"): 'generic',
+              ('first_run', '09_training', 'the cross-entropy the other way round: -sum_i p_i log q_i'): 'generic',
+              ('first_run', '09_training', 'the uniform part written from the raw logits, -mean_i z_i: its logsumexp left out'): 'generic',
+              ('first_run', '09_training', "log-softmax by hand with the global max subtracted, not each row's: rows far below it underflow to -inf"): 'misleading',
+              ('first_run', '09_training', 'log-softmax by hand without the max: exp overflows for logits above ~88'): 'misleading',
+              ('first_run', '09_training', 'log(softmax + 1e-9), a Keras-style epsilon: -log p capped near 20.7 for confident logits'): 'generic',
+              ('first_run', '09_training', 'the uniform part spread over the V - 1 tokens that are not pad (the pad column 0)'): 'generic',
+              ('first_run', '09_training', 'the pad column of q zeroed, then q renormalised to sum to 1'): 'generic',
+              ('first_run', '09_training', "loss[mask.nonzero()]: NumPy's tuple of indices, but torch's nonzero() is a (k, 2) tensor (whole rows picked)"): 'generic',
+              ('first_run', '09_training', 'q cached by shape across calls (built once for the first targets of that shape)'): 'misleading',
+              ('first_run', '09_training', "the scatter's 1 - eps made with full_like(target[..., None]): a long tensor"): 'generic',
+              ('first_run', '10_decoding', '+inf for -inf (the sign lost): PAD always chosen'): 'generic',
+              ('first_run', '10_decoding', "PAD's and BOS's columns dropped (logits[:, keep]) and the argmax not mapped back to ids"): 'generic',
+              ('first_run', '10_decoding', "the source's EOS dropped (src[:, :-1], the target's teacher-forcing slice)"): 'generic',
+              ('first_run', '10_decoding', 'a BOS put in front of the source too (the target convention)'): 'generic',
+              ('first_run', '10_decoding', "the Annotated Transformer's subsequent_mask without its == 0: triu(ones), each position sees itself and the future, the last only itself"): 'generic',
+              ('first_run', '10_decoding', "model.generator applied to decode's output, which is already logits (the Annotated Transformer's decode returns states)"): 'generic',
+              ('first_run', '10_decoding', "the encoder's output kept in a global at the first call (the encoder runs once): a new source decoded against the first one's"): 'misleading',
+              ('first_run', '10_decoding', "the encoder's output cached by the source's shape: another source of that shape gets the first's memory"): 'generic',
+              ('first_run', '10_decoding', 'the last position read as len(ys) - 1: the batch size, not the prefix length'): 'generic',
+              ('first_run', '10_decoding', 'logits[:, ys.shape[1]]: one past the last position'): 'generic',
+              ('first_run', '10_decoding', 'the last position kept as (B, 1, V) (logits[:, -1:]): next_token_logits indexes its axis 1'): 'misleading',
+              ('first_run', '10_decoding', 'the source encoded under tgt_mask(src): a causal source, each token sees only its past'): 'generic',
+              ('first_run', '10_decoding', "inputs transposed to (length, batch), torch's nn.Transformer default (batch_first=False)"): 'misleading',
+              ('first_run', '10_decoding', "the target mask cast to the source's dtype (.type_as(src)), as the Annotated Transformer's greedy_decode"): 'generic',
+              ('first_run', '10_decoding', "Hugging Face's repetition_penalty 1.2 on the tokens already in the prefix"): 'misleading',
+              ('first_run', '10_decoding', "the row's last token forbidden too (a no-repeat rule)"): 'generic',
+              ('first_run', '10_decoding', "the prefix padded to the source's length (an RNN habit): the last position read is padding"): 'generic',
+           },
+           {('08_data', 'a pair matched by its joined string (syms[i] + syms[i + 1] == a + b): (ab, c) taken for (a, bc)'),
+            ('08_data', 'pairs counted with the symbols joined by no space: the key a + b, so (ab, c) and (a, bc) share one count'),
+            ('09_training', "the paper's argument names (step_num, d_model, warmup_steps): a call with warmup= fails")}),   # merges applied everywhere in the order learnt never leave (ab, c) beside (a, bc): no input tells them from the right answer; the schedule is called by position, so its arguments' names are the learner's
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -24,9 +24,10 @@ and apart by four more writers after the twenty-sixth's and twenty-seventh's fix
 twenty-eighth for notebooks 00 to 03, a twenty-ninth for 04 to 07, a thirtieth for 08 to 10 and a thirty-first for 11 to 14,
 under those names; and four more, written blind and apart by four more writers after those four sets' fixes, one for each
 quarter again: a thirty-second for 00 to 03, a thirty-third for 04 to 07, a thirty-fourth for 08 to 10 and a thirty-fifth for
-11 to 14, under those names; and three more, written blind and apart by three more writers after those fixes, one for
-each of three quarters, each told the mistakes the earlier sets had written for its notebooks so as to go where they had
-not: a thirty-sixth for 00 to 03, a thirty-seventh for 04 to 07 and a thirty-ninth for 11 to 14, under those names; and, written at the same time on the same checkers but told nothing of the earlier sets, a fortieth
+11 to 14, under those names; and four more, written blind and apart by four more writers after those fixes, one for
+each quarter, each told the mistakes the earlier sets had written for its notebooks so as to go where they had not: a
+thirty-sixth for 00 to 03, a thirty-seventh for 04 to 07, a thirty-eighth for 08 to 10 and a thirty-ninth for 11 to 14,
+under those names; and, written at the same time on the same checkers but told nothing of the earlier sets, a fortieth
 and a forty-first, each by one more writer for every paper notebook: a representative sample of the first slips a
 learner makes, under 'fortieth' and 'forty-first' (their 14_since_2017 under their 'since_2017'). In each
 table ('first_run', 'after') of each measurement the five kinds of verdict add up to the answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
@@ -50,8 +51,8 @@ RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth
         'thirtieth': DATA['thirtieth'], 'thirty-first': DATA['thirty-first'],
         'thirty-second': DATA['thirty-second'], 'thirty-third': DATA['thirty-third'],
         'thirty-fourth': DATA['thirty-fourth'], 'thirty-fifth': DATA['thirty-fifth'],
-        'thirty-sixth': DATA['thirty-sixth'], 'thirty-seventh': DATA['thirty-seventh'], 'thirty-ninth': DATA['thirty-ninth'],
-        'fortieth': DATA['fortieth'], 'forty-first': DATA['forty-first']}
+        'thirty-sixth': DATA['thirty-sixth'], 'thirty-seventh': DATA['thirty-seventh'], 'thirty-eighth': DATA['thirty-eighth'],
+        'thirty-ninth': DATA['thirty-ninth'], 'fortieth': DATA['fortieth'], 'forty-first': DATA['forty-first']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]
@@ -61,7 +62,7 @@ PART = {'seventeenth': PAPER[:8], 'eighteenth': PAPER[8:],
         'twenty-sixth': PAPER[:8], 'twenty-seventh': PAPER[8:],
         'twenty-eighth': PAPER[:4], 'twenty-ninth': PAPER[4:8], 'thirtieth': PAPER[8:11], 'thirty-first': PAPER[11:],
         'thirty-second': PAPER[:4], 'thirty-third': PAPER[4:8], 'thirty-fourth': PAPER[8:11], 'thirty-fifth': PAPER[11:],
-        'thirty-sixth': PAPER[:4], 'thirty-seventh': PAPER[4:8], 'thirty-ninth': PAPER[11:]}   # a measurement of some notebooks only: the paper notebooks it has rows for
+        'thirty-sixth': PAPER[:4], 'thirty-seventh': PAPER[4:8], 'thirty-eighth': PAPER[8:11], 'thirty-ninth': PAPER[11:]}   # a measurement of some notebooks only: the paper notebooks it has rows for
 BOTH = [(run, table) for run in RUNS for table in TABLES]
 LATER = [run for run in RUNS if run != 'first']
 

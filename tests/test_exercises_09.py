@@ -676,3 +676,84 @@ THIRTY_FOURTH = [   # (the function, label, the answer's code, what its message 
 def test_thirty_fourth_blind_answers_named(name, label, code, says):
     ns = {}; exec(_T34_PRELUDE + code, ns)
     _t34_rejects(_t34_check_schedule if name == 'my_noam_lr' else _t34_check_label_smoothing, ns[name], says=says)
+
+# --- the thirty-eighth blind set's answers that the checks first missed, each named now (and a variant of most) ---------
+from nbtools import assert_rejects as _t38_rejects
+from transformer_nb.course.training import check_schedule as _t38_check_schedule, check_label_smoothing as _t38_check_label_smoothing
+_T38_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+THIRTY_EIGHTH = [   # (the function, label, the answer's code, what its message must say)
+    ('my_noam_lr', 'a parenthesis closed after step', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return d_model ** -0.5 * min(step ** -0.5, step) * warmup ** -1.5\n',
+     'a\\ parenthesis\\ closed\\ after\\ step,\\ min\\(step\\ \\*\\*\\ \\-0\\.5,\\ step\\)\\ \\*\\ warmup\\ \\*\\*\\ \\-1\\.5'),
+    ('my_noam_lr', 'math.isqrt for sqrt(d_model)', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return min(step ** -0.5, step * warmup ** -1.5) / math.isqrt(d_model)\n',
+     'your\\ square\\ root\\ of\\ d_model\\ is\\ a\\ whole\\ number,\\ math\\.isqrt\\(d_model\\)'),
+    ('my_noam_lr', 'a count of the calls for step', '\n_calls = 0\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    global _calls\n    s, _calls = _calls, _calls + 1                   # the first call is step 0\n    if s == 0: return 0.0\n    return d_model ** -0.5 * min(s ** -0.5, s * warmup ** -1.5)\n',
+     'your\\ function\\ keeps\\ something\\ between\\ calls\\ \\(a\\ count\\ of\\ its\\ calls\\ in\\ place\\ of\\ `step`'),
+    ('my_noam_lr', "the peak's factor before the unscaled terms", '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return (d_model * warmup) ** -0.5 * min(step ** -0.5, step / warmup)\n',
+     "the\\ peak's\\ factor,\\ \\(d_model\\ \\*\\ warmup\\)\\ \\*\\*\\ \\-0\\.5,\\ goes\\ with\\ the\\ terms\\ scaled\\ to\\ 1\\ at\\ the\\ peak"),
+    ('my_label_smoothing', 'view on a sliced target', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    return F.cross_entropy(logits.view(-1, logits.shape[-1]), target.view(-1), label_smoothing=eps, ignore_index=pad_id)\n',
+     'use\\ \\.reshape\\(\\-1\\),\\ which\\ copies\\ when\\ it\\ must'),
+    ('my_label_smoothing', "F.one_hot's long tensor scaled in place", '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = F.one_hot(target, V)\n    q *= 1 - eps\n    q += eps / V\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     'an\\ integer\\ tensor\\ was\\ given\\ fractions\\ in\\ place'),
+    ('my_label_smoothing', 'pads found as target > pad_id', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target > pad_id].mean()\n',
+     'likely\\ the\\ pads\\ found\\ as\\ target\\ >\\ pad_id'),
+    ('my_label_smoothing', 'V = 11 written in', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = 11\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     "likely\\ V\\ =\\ 11\\ written\\ in\\ \\(the\\ example's\\ 11\\)"),
+    ('my_label_smoothing', "the model's p smoothed", '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    p = (1 - eps) * logits.softmax(-1) + eps / V\n    loss = -p.log().gather(-1, target[..., None]).squeeze(-1)\n    return loss[target != pad_id].mean()\n',
+     "likely\\ the\\ model's\\ probabilities\\ smoothed"),
+    ('my_label_smoothing', 'the cross-entropy the other way round', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(logits.softmax(-1) * q.log()).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     'likely\\ the\\ cross\\-entropy\\ the\\ other\\ way\\ round,\\ \\-sum_i\\ p_i\\ log\\ q_i'),
+    ('my_label_smoothing', 'the uniform part without its logsumexp', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    lse = logits.logsumexp(-1)\n    nll = lse - logits.gather(-1, target[..., None]).squeeze(-1)\n    uniform = -logits.mean(-1)\n    keep = target != pad_id\n    return ((1 - eps) * nll + eps * uniform)[keep].mean()\n',
+     'likely\\ the\\ uniform\\ part\\ from\\ the\\ raw\\ logits'),
+    ('my_label_smoothing', "the batch's max subtracted", '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    z = logits - logits.max()                                        # for stability\n    lp = z - z.exp().sum(-1, keepdim=True).log()\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * lp).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     'a\\ log\\-softmax\\ by\\ hand\\ that\\ subtracts\\ one\\ max\\ for\\ the\\ whole\\ batch'),
+    ('my_label_smoothing', 'no max subtracted', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    lp = logits - logits.exp().sum(-1, keepdim=True).log()\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * lp).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     'exp\\ of\\ a\\ logit\\ above\\ about\\ 88\\ overflows\\ to\\ inf'),
+    ('my_label_smoothing', 'log(softmax + 1e-9)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    lp = (logits.softmax(-1) + 1e-9).log()\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * lp).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     'likely\\ log\\(softmax\\(logits\\)\\ \\+\\ 1e\\-09\\)'),
+    ('my_label_smoothing', 'eps over the V - 1 tokens but PAD', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / (V - 1))\n    q[..., pad_id] = 0                                               # padding is not a word\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     'likely\\ eps\\ spread\\ over\\ the\\ V\\ \\-\\ 1\\ tokens\\ that\\ are\\ not\\ PAD'),
+    ('my_label_smoothing', "PAD's column zeroed, q renormalised", '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    q[..., pad_id] = 0\n    q = q / q.sum(-1, keepdim=True)\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     "likely\\ PAD's\\ column\\ of\\ q\\ set\\ to\\ 0\\ and\\ q\\ renormalised"),
+    ('my_label_smoothing', 'loss[mask.nonzero()]', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[(target != pad_id).nonzero()].mean()\n',
+     'likely\\ the\\ positions\\ picked\\ with\\ mask\\.nonzero\\(\\)'),
+    ('my_label_smoothing', 'q cached by shape', '\n_q = {}\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    if logits.shape not in _q:                                       # build q once\n        q = torch.full_like(logits, eps / V)\n        q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n        _q[logits.shape] = q\n    loss = -(_q[logits.shape] * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     'it\\ keeps\\ q\\ \\(or\\ part\\ of\\ it\\)\\ between\\ calls,\\ a\\ cache\\ keyed\\ by\\ the\\ shape'),
+    ('my_label_smoothing', 'a long scatter source', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(target[..., None], 1 - eps))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     'the\\ values\\ scattered\\ into\\ q\\ are\\ integers'),
+    # variants of the same mistakes
+    ('my_noam_lr', 'the parenthesis closed after step, with math.sqrt (a variant)', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return min(1 / math.sqrt(step), step) * warmup ** -1.5 / math.sqrt(d_model)\n',
+     re.escape("a parenthesis closed after step")),
+    ('my_noam_lr', 'int(math.sqrt(d_model)) (a variant)', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return min(step ** -0.5, step * warmup ** -1.5) / int(math.sqrt(d_model))\n',
+     re.escape("your square root of d_model is a whole number")),
+    ('my_noam_lr', 'round(math.sqrt(d_model)) (a variant)', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return min(step ** -0.5, step * warmup ** -1.5) / round(math.sqrt(d_model))\n',
+     re.escape("round(math.sqrt(d_model)) = 23")),
+    ('my_noam_lr', 'a step counter in a default argument (a variant)', '\ndef my_noam_lr(step, d_model=512, warmup=4000, _n=[0]):\n    _n[0] += 1\n    s = _n[0] - 1\n    if s == 0: return 0.0\n    return d_model ** -0.5 * min(s ** -0.5, s * warmup ** -1.5)\n',
+     re.escape("your function keeps something between calls")),
+    ('my_label_smoothing', 'logits.view and target.view with F.nll_loss (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    lp = logits.log_softmax(-1).view(-1, V)\n    t = target.view(-1)\n    keep = t != pad_id\n    return ((1 - eps) * -lp.gather(1, t[:, None])[:, 0] - eps * lp.mean(-1))[keep].mean()\n',
+     re.escape("use .reshape(-1), which copies when it must")),
+    ('my_label_smoothing', 'F.one_hot scaled with mul_ (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = F.one_hot(target, V).mul_(1 - eps).add_(eps / V)\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     re.escape("an integer tensor was given fractions in place")),
+    ('my_label_smoothing', 'pads found as target >= pad_id + 1 (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    return F.cross_entropy(logits[target >= pad_id + 1], target[target >= pad_id + 1], label_smoothing=eps)\n',
+     re.escape("likely the pads found as target > pad_id")),
+    ('my_label_smoothing', 'eps / 11 in a q built with F.one_hot (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    q = (1 - eps) * F.one_hot(target, logits.shape[-1]) + eps / 11\n    return -(q * logits.log_softmax(-1)).sum(-1)[target != pad_id].mean()\n',
+     re.escape("likely V = 11 written in")),
+    ('my_label_smoothing', 'log of the smoothed softmax for every token, q on it (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    p = (1 - eps) * logits.softmax(-1) + eps / logits.shape[-1]\n    return F.nll_loss(p.log().reshape(-1, logits.shape[-1]), target.reshape(-1), ignore_index=pad_id)\n',
+     re.escape("likely the model's probabilities smoothed")),
+    ('my_label_smoothing', 'q log p swapped with xlogy (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = (1 - eps) * F.one_hot(target, V) + eps / V\n    return -(logits.softmax(-1) * q.log()).sum(-1)[target != pad_id].mean()\n',
+     re.escape("likely the cross-entropy the other way round")),
+    ('my_label_smoothing', 'the logits shifted by the max of the whole batch (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    z = logits - logits.amax()\n    lp = z - torch.log(torch.exp(z).sum(-1, keepdim=True))\n    q = (1 - eps) * F.one_hot(target, V) + eps / V\n    return -(q * lp).sum(-1)[target != pad_id].mean()\n',
+     re.escape("subtracts one max for the whole batch")),
+    ('my_label_smoothing', 'log of softmax clamped at 1e-7 (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = (1 - eps) * F.one_hot(target, V) + eps / V\n    return -(q * logits.softmax(-1).clamp(min=1e-7).log()).sum(-1)[target != pad_id].mean()\n',
+     re.escape("likely log(softmax(logits).clamp(min=1e-07))")),
+    ('my_label_smoothing', 'rows picked with torch.nonzero(mask) (a variant)', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = (1 - eps) * F.one_hot(target, V) + eps / V\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[torch.nonzero(target != pad_id)].mean()\n',
+     re.escape("likely the positions picked with mask.nonzero()")),
+    ('my_label_smoothing', 'the one-hot part cached by shape (a variant)', '\n_hot = {}\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    hot = _hot.setdefault(tuple(target.shape), F.one_hot(target, V).float())\n    q = (1 - eps) * hot + eps / V\n    return -(q * logits.log_softmax(-1)).sum(-1)[target != pad_id].mean()\n',
+     re.escape("it keeps q (or part of it) between calls")),
+    ('my_label_smoothing', "the scatter's source torch.ones_like(target) (a variant)", '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V).scatter_add(-1, target[..., None], torch.ones_like(target)[..., None])\n    return -(q * logits.log_softmax(-1)).sum(-1)[target != pad_id].mean()\n',
+     re.escape("the values scattered into q are integers")),
+]
+
+@pytest.mark.parametrize('name, label, code, says', THIRTY_EIGHTH, ids=[r[1] for r in THIRTY_EIGHTH])
+def test_thirty_eighth_blind_answers_named(name, label, code, says):
+    ns = {}; exec(_T38_PRELUDE + code, ns)
+    _t38_rejects(_t38_check_schedule if name == 'my_noam_lr' else _t38_check_label_smoothing, ns[name], says=says)

@@ -61,7 +61,7 @@ WRONG_STEPS = {   # name: (wrong step, what its message must say)
         "the model, the first step of six sentences as a batch: got shape (6, 1); return one token id per row, shape (B,) = (6,): "
         "drop the kept axis (argmax(-1) without keepdim)"),
     'a row of the batch, (1, B)': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m(s, ys)[:, -1]).argmax(-1)[None],
-        "got shape (1, 6); return one token id per row, shape (B,) = (6,): drop the kept axis"),
+        "got shape (1, 6); return one token id per row, shape (B,) = (6,): an axis of 1 put in front"),
     'newest token only, no cache': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m(s, ys[:, -1:])[:, -1]).argmax(-1),
         "alone, row 0 after [2, ", "that is the choice after the newest token alone"),
 }
@@ -521,3 +521,69 @@ THIRTY_FOURTH = [   # (label, the answer's code, what its message must say)
 def test_thirty_fourth_blind_answers_named(ns, label, code, says):
     fn = {}; exec(_T34_PRELUDE + code, fn)
     _t34_rejects(check_greedy_step, fn['my_greedy_step'], copy.deepcopy(ns['model']), says=says)
+
+# --- the thirty-eighth blind set's answers that the checks first missed, each named now (and a variant of most) ---------
+from nbtools import assert_rejects as _t38_rejects
+_T38_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom transformer_nb.core import *\nfrom transformer_nb.decoding import next_token_logits\nfrom transformer_nb.attention import pad_mask, tgt_mask\n'
+THIRTY_EIGHTH = [   # (label, the answer's code, what its message must say)
+    ('+inf for -inf', "\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    logits[:, [PAD_ID, BOS_ID]] = float('inf')\n    return logits.argmax(-1)\n",
+     '\\+inf\\ given\\ to\\ PAD\\ and\\ BOS\\ \\(the\\ sign\\ lost\\)'),
+    ('columns dropped, ids not mapped back', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    keep = [i for i in range(logits.shape[-1]) if i not in (PAD_ID, BOS_ID)]\n    return logits[:, keep].argmax(-1)\n',
+     'an\\ index\\ into\\ the\\ V\\ \\-\\ 2\\ columns\\ kept,\\ not\\ a\\ token\\ id'),
+    ("the source's EOS dropped", '\ndef my_greedy_step(model, src, ys):\n    logits = model(src[:, :-1], ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'the\\ choice\\ for\\ the\\ source\\ without\\ its\\ last\\ token,\\ src\\[:,\\ :\\-1\\]'),
+    ('BOS in front of the source', '\ndef my_greedy_step(model, src, ys):\n    src = torch.cat([torch.full_like(src[:, :1], BOS_ID), src], 1)\n    logits = model(src, ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'the\\ choice\\ for\\ the\\ source\\ with\\ BOS\\ put\\ in\\ front'),
+    ('the upper triangle as the mask', '\ndef my_greedy_step(model, src, ys):\n    t = ys.shape[1]\n    mask = torch.triu(torch.ones(t, t, dtype=torch.bool))[None, None]\n    src_mask = pad_mask(src)\n    logits = model.decode(model.encode(src, src_mask), src_mask, ys, mask)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'a\\ decoder\\ whose\\ mask\\ is\\ the\\ upper\\ triangle,\\ triu'),
+    ('the generator applied to logits', '\ndef my_greedy_step(model, src, ys):\n    src_mask = pad_mask(src)\n    out = model.decode(model.encode(src, src_mask), src_mask, ys, tgt_mask(ys))\n    logits = model.generator(out[:, -1])\n    return next_token_logits(logits).argmax(-1)\n',
+     'model\\.generator\\ was\\ applied\\ to\\ what\\ model\\.decode\\ returns'),
+    ("the encoder's output kept in a global", '\n_memory = None\ndef my_greedy_step(model, src, ys):\n    global _memory\n    src_mask = pad_mask(src)\n    if _memory is None: _memory = model.encode(src, src_mask)\n    logits = model.decode(_memory, src_mask, ys, tgt_mask(ys))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'your\\ step\\ uses\\ something\\ of\\ an\\ earlier\\ call'),
+    ("the encoder's output cached by shape", '\n_cache = {}\ndef my_greedy_step(model, src, ys):\n    src_mask = pad_mask(src)\n    if src.shape not in _cache: _cache[src.shape] = model.encode(src, src_mask)\n    logits = model.decode(_cache[src.shape], src_mask, ys, tgt_mask(ys))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'your\\ step\\ gives\\ the\\ same\\ tokens\\ for\\ another\\ source\\ of\\ the\\ same\\ shape'),
+    ('position len(ys) - 1', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, len(ys) - 1]\n    return next_token_logits(logits).argmax(-1)\n',
+     "len\\(ys\\)\\ is\\ the\\ number\\ of\\ rows,\\ the\\ batch's\\ size"),
+    ('position ys.shape[1]', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, ys.shape[1]]\n    return next_token_logits(logits).argmax(-1)\n',
+     'one\\ past\\ the\\ last'),
+    ('logits[:, -1:], the axis kept', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1:]\n    return next_token_logits(logits).argmax(-1).squeeze(1)\n',
+     'logits\\[:,\\ \\-1:\\]\\ keeps\\ that\\ axis,\\ logits\\[:,\\ \\-1\\]\\ drops\\ it'),
+    ("Hugging Face's finished rows given PAD", '\ndef my_greedy_step(model, src, ys):\n    nxt = next_token_logits(model(src, ys)[:, -1]).argmax(-1)\n    done = (ys == EOS_ID).any(1)\n    return torch.where(done, torch.full_like(nxt, PAD_ID), nxt)\n',
+     'a\\ row\\ whose\\ prefix\\ holds\\ EOS\\ got\\ PAD'),
+    ('a causal mask on the source', '\ndef my_greedy_step(model, src, ys):\n    memory = model.encode(src, tgt_mask(src))\n    logits = model.decode(memory, pad_mask(src), ys, tgt_mask(ys))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'an\\ encoder\\ under\\ tgt_mask\\(src\\),\\ a\\ causal\\ mask'),
+    ('inputs read as (length, batch)', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src.t(), ys.t())[-1]                 # (T, B, V): the last step\n    return next_token_logits(logits).argmax(-1)\n',
+     'your\\ step\\ reads\\ its\\ inputs\\ as\\ \\(length,\\ batch\\),\\ transposed'),
+    ('a mask cast with .type_as(src)', '\ndef my_greedy_step(model, src, ys):\n    src_mask = pad_mask(src)\n    memory = model.encode(src, src_mask)\n    logits = model.decode(memory, src_mask, ys, tgt_mask(ys).type_as(src))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'a\\ mask\\ that\\ is\\ not\\ bool\\ reached\\ the\\ attention'),
+    ('a repetition penalty', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1].clone()\n    seen = logits.gather(1, ys)\n    logits.scatter_(1, ys, torch.where(seen > 0, seen / 1.2, seen * 1.2))\n    return next_token_logits(logits).argmax(-1)\n',
+     'it\\ scores\\ down\\ the\\ tokens\\ the\\ prefix\\ holds\\ \\(a\\ repetition\\ penalty'),
+    ('the last token forbidden too', "\ndef my_greedy_step(model, src, ys):\n    logits = next_token_logits(model(src, ys)[:, -1])\n    logits.scatter_(1, ys[:, -1:], float('-inf'))\n    return logits.argmax(-1)\n",
+     "it\\ forbids\\ the\\ prefix's\\ last\\ token"),
+    ("the prefix padded to the source's length", '\ndef my_greedy_step(model, src, ys):\n    if ys.shape[1] < src.shape[1]: ys = F.pad(ys, (0, src.shape[1] - ys.shape[1]), value=PAD_ID)\n    logits = model(src, ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     "the\\ end\\ of\\ the\\ prefix\\ padded\\ to\\ the\\ source's\\ length"),
+    ('a new axis in front', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)[None]\n',
+     'an\\ axis\\ of\\ 1\\ put\\ in\\ front'),
+    # variants of the same mistakes
+    ('+inf by masked_fill (a variant)', '\ndef my_greedy_step(model, src, ys):\n    lg = model(src, ys)[:, -1]\n    bad = torch.zeros(lg.shape[-1], dtype=torch.bool); bad[[PAD_ID, BOS_ID]] = True\n    return lg.masked_fill(bad, float("inf")).argmax(-1)\n',
+     re.escape("or +inf given to PAD and BOS (the sign lost)")),
+    ('the special ids sliced off, no offset added (a variant)', '\ndef my_greedy_step(model, src, ys):\n    lg = model(src, ys)[:, -1]\n    return torch.cat([lg[:, 1:2], lg[:, 3:]], 1).argmax(-1)\n',
+     re.escape("an index into the V - 2 columns kept, not a token id")),
+    ("the source's EOS dropped in an encode/decode by hand (a variant)", '\ndef my_greedy_step(model, src, ys):\n    s = src[:, :-1]\n    m = pad_mask(s)\n    return next_token_logits(model.decode(model.encode(s, m), m, ys, tgt_mask(ys))[:, -1]).argmax(-1)\n',
+     re.escape("the choice for the source without its last token")),
+    ('the upper triangle from triu_ on ones (a variant)', '\ndef my_greedy_step(model, src, ys):\n    t = ys.shape[1]\n    m = pad_mask(src)\n    up = torch.ones(1, 1, t, t).triu_().bool()\n    return next_token_logits(model.decode(model.encode(src, m), m, ys, up)[:, -1]).argmax(-1)\n',
+     re.escape("a decoder whose mask is the upper triangle")),
+    ('the generator on the last position of model(src, ys) (a variant)', '\ndef my_greedy_step(model, src, ys):\n    return next_token_logits(model.generator(model(src, ys))[:, -1]).argmax(-1)\n',
+     re.escape("model.generator was applied to what model.decode returns")),
+    ('a long mask from tgt_mask(ys).long() (a variant)', '\ndef my_greedy_step(model, src, ys):\n    m = pad_mask(src)\n    return next_token_logits(model.decode(model.encode(src, m), m, ys, tgt_mask(ys).long())[:, -1]).argmax(-1)\n',
+     re.escape("a mask that is not bool reached the attention")),
+    ('the position len(ys) - 1 with ntl after (a variant)', '\ndef my_greedy_step(model, src, ys):\n    return next_token_logits(model(src, ys)[:, len(ys) - 1]).argmax(-1)\n',
+     re.escape("len(ys) is the number of rows, the batch's size")),
+    ('logits.unsqueeze(0) before the argmax (a variant)', '\ndef my_greedy_step(model, src, ys):\n    return next_token_logits(model(src, ys)[:, -1]).argmax(-1).unsqueeze(0)\n',
+     re.escape("an axis of 1 put in front")),
+]
+
+@pytest.mark.parametrize('label, code, says', THIRTY_EIGHTH, ids=[r[0] for r in THIRTY_EIGHTH])
+def test_thirty_eighth_blind_answers_named(ns, label, code, says):
+    fn = {}; exec(_T38_PRELUDE + code, fn)
+    _t38_rejects(check_greedy_step, fn['my_greedy_step'], copy.deepcopy(ns['model']), says=says)

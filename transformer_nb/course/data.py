@@ -27,13 +27,13 @@ def _bpe_segment(word:str, merges:list, every:bool=True, end:bool=True) -> list:
 
 # %% ../../nbs/course_data.ipynb #a26c08x13
 def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, once:bool=False, recount:bool=True, every:bool=True,
-               first_word:bool=False) -> list:
-    "Sennrich et al.'s learning step, or one miswritten way of it: ties to the 'max', the 'first' pair seen or the smallest 'joined' string, unweighted pairs, each pair counted `once` per word, counted once and never again (`recount=False`), merged at its first occurrence in a word only (`every=False`) or in the `first_word` that holds it only (moved to the end)."
+               first_word:bool=False, carry:bool=False, assign:bool=False) -> list:
+    "Sennrich et al.'s learning step, or one miswritten way of it: ties to the 'max', the 'first' pair seen or the smallest 'joined' string, unweighted pairs, each pair counted `once` per word, counted once and never again (`recount=False`), merged at its first occurrence in a word only (`every=False`) or in the `first_word` that holds it only (moved to the end), each round's counts added to the rounds' before (`carry`), or a pair's count set to its last word's (`assign`)."
     vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
     def counts():
         pairs = {}
         for syms, c in vocab.items():
-            for p in (dict.fromkeys(zip(syms, syms[1:])) if once else zip(syms, syms[1:])): pairs[p] = pairs.get(p, 0) + (c if weight else 1)
+            for p in (dict.fromkeys(zip(syms, syms[1:])) if once else zip(syms, syms[1:])): pairs[p] = (0 if assign else pairs.get(p, 0)) + (c if weight else 1)
         return pairs
     pairs = counts()
     for _ in range(n_merges):
@@ -46,7 +46,8 @@ def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, 
             pairs = counts()
         elif recount:
             vocab = {tuple(_merge_pair(list(s), best, every)): c for s, c in vocab.items()}
-            pairs = counts()
+            new = counts()
+            pairs = {p: pairs.get(p, 0) + new.get(p, 0) for p in pairs | new} if carry else new
         else: del pairs[best]
     return merges
 
@@ -334,7 +335,11 @@ def _bpe_marks(word_counts:dict, merges:list) -> str|None:
 _BPE_SLIPS = {"a tie goes to the smallest pair as a tuple, compared symbol by symbol ('a' < 'ab'), min(pairs, key=lambda p: (-pairs[p], p)); "
               "yours compares the joined strings, p[0] + p[1]": dict(tie='joined'),
               "merge the pair in every word that holds it: yours merged it in the first word found only (a break after one word), so the "
-              "other words keep the pair": dict(first_word=True)}
+              "other words keep the pair": dict(first_word=True),
+              "count the pairs afresh each round, a new Counter inside the loop: yours adds each round's counts to the rounds' before, so a "
+              "pair merged away keeps its old count and wins again": dict(carry=True),
+              "add each word's count to its pairs' totals, pairs[p] += c: yours sets it, pairs[p] = c, so a pair keeps the count of the "
+              "last word that holds it": dict(assign=True)}
 
 def _bpe_slip(word_counts:dict, n_merges:int, got) -> str|None:
     "The slip of `_BPE_SLIPS` whose merges are `got`, named; else None (the right merges too)."
@@ -348,30 +353,129 @@ def _bpe_vocab_size(word_counts:dict, n_merges:int, merges:list) -> str:
              f"{alphabet} symbols of the alphabet (letters and '</w>')") if len(merges) == max(0, n_merges - alphabet) else "")
 
 
+# %% ../../nbs/course_data.ipynb #a38h0801
+def _bpe_reordered(want:list, merges:list) -> str|None:
+    "For merges that hold the right ones in another order: newest first, or the order lost (a set), named; else None."
+    if merges == want or sorted(merges) != sorted(want): return None
+    if merges == want[::-1]:
+        return ("yours lists them newest first (merges.insert(0, best), or the list reversed): the list runs in the order learnt, the "
+                "first merge first, merges.append(best), and segment applies them in that order")
+    return (f"yours holds the right merges in another order, {merges[:3]}...: the order learnt was lost (a set, or a dict's keys "
+            "sorted, keeps none); keep them in a list, appended as they are learnt")
+
+def _bpe_identity(segment) -> str|None:
+    "For a segment that merges ('a', 'b') but not ('ğ', 'b'), each pair made of a word's own characters: symbols compared by identity, `is`, which holds for Python's cached one-byte characters alone, named; else None."
+    try: ab, gb = list(segment('ab', [tuple('ab')])), list(segment('ğb', [tuple('ğb')]))   # characters as list(word) makes them
+    except Exception: return None
+    if ab != ['ab', '</w>'] or gb != ['ğ', 'b', '</w>']: return None
+    return ("your merge compares symbols with `is`, where == belongs: segment('ğb', [('ğ', 'b')]) leaves 'ğ' and 'b' apart while "
+            "('a', 'b') merges, as Python keeps one copy of each Latin-1 character alone, and a merged symbol such as 'es' is a new "
+            "string in every word (so learn_bpe merges a pair in the one word whose strings it holds); compare with ==")
+
+
+# %% ../../nbs/course_data.ipynb #a38h0803
+def _bpe_eow_regex(merges:list, segment, learn_bpe=None) -> str|None:
+    "For merges that repeat a pair ending in '</w>' that segment, or learn_bpe, never joins, while ('s', 't') joins: a regex bounded by \\b, named; else None."
+    dup = next((p for i, p in enumerate(merges) if p in merges[:i]), None)
+    if dup is None or not str(dup[1]).endswith('</w>'): return None
+    try: st, tw = list(segment('st', [('s', 't')])), list(segment('st', [('t', '</w>')]))
+    except Exception: st = tw = None
+    try: learnt = learn_bpe({'st': 1}, 3) if learn_bpe else None
+    except Exception: learnt = None
+    if st == ['st', '</w>'] and tw == ['s', 't', '</w>']: shown = "segment('st', [('t', '</w>')]) gives ['s', 't', '</w>']"
+    elif learnt == [('s', 't'), ('st', '</w>'), ('st', '</w>')]: shown = f"learn_bpe({{'st': 1}}, 3) gives {learnt}"
+    else: return None
+    return (f"learn_bpe recorded {dup} again and again: your merge never joins a pair that ends in '</w>' ({shown}, "
+            "while ('s', 't') merges): a regex's \\b needs a letter, digit or _ on one side, "
+            "and '>' and the end are neither; bound the pair by spaces, (?<!\\S) and (?!\\S), as Sennrich et al. do, or compare whole symbols")
+
+def _bpe_spaced(learn_bpe, merges:list) -> str:
+    "For no merge at all: keys split on spaces, as Sennrich et al.'s listing writes its words ('l o w </w>'), named; else ''."
+    if merges: return ''
+    try: got = learn_bpe({'l o w </w>': 5, 'l o w e r </w>': 2}, 2)
+    except Exception: return ''
+    return ('' if got != [('l', 'o'), ('lo', 'w')] else
+            ": yours splits each key on spaces, as Sennrich et al.'s listing writes its words ('l o w </w>': 5); here the keys are plain "
+            "words, 'low', each one symbol when split on spaces, with no pair to merge; split each word into its characters and add "
+            "'</w>', tuple(word) + ('</w>',)")
+
+def _bpe_kept(first:list, got) -> str:
+    "For merges `got` that begin with an earlier call's, `first`: a list kept between calls, named; else ''."
+    if not (isinstance(got, list) and first and len(got) > len(first) and got[:len(first)] == first): return ''
+    return (f"yours begins with the {len(first)} merges of the call before it, learn_bpe(toy, 10), then {got[len(first):]}: the list "
+            "outlives the call (merges=[] as a default argument is made once, when def runs; or a global); make a new list in each "
+            "call, merges = [] in the body")
+
+
+# %% ../../nbs/course_data.ipynb #a38h0805
+def _raises(kind, fn, *args) -> bool:
+    "Whether `fn(*args)` raises an exception of `kind`."
+    try: fn(*args)
+    except kind: return True
+    except Exception: return False
+    return False
+
+def _bpe_raised(e:Exception, learn_bpe, segment) -> str|None:
+    "Why your learn_bpe or segment raised `e`, for a usual slip, probed: a merged symbol kept as a tuple, a loop past a shortened list, a dict iterated without .items(), a symbol added to a count; else None."
+    s = str(e)
+    if isinstance(e, TypeError) and ("'str' and 'tuple'" in s or "'tuple' and 'str'" in s):
+        try: seg = list(segment('ab', [('a', 'b')]))
+        except Exception: seg = []
+        if any(isinstance(p, tuple) for p in seg):
+            return (f"your merge puts the pair itself in the word, segment('ab', [('a', 'b')]) gives {seg}: the new symbol is the two "
+                    "joined, the string 'ab', syms[i:i + 2] = [syms[i] + syms[i + 1]]; a tuple among strings cannot be compared when "
+                    "the next pair is picked")
+    if isinstance(e, IndexError) and ((_raises(IndexError, segment, 'aab', [('a', 'a')]) and not _raises(Exception, segment, 'aab', []))
+                                      or (_raises(IndexError, learn_bpe, {'aab': 1}, 1) and not _raises(Exception, learn_bpe, {'aab': 1}, 0))):
+        return ("your merge reads past the end of the symbols once a merge has made the list shorter (it raises on 'aab' with the "
+                "merge ('a', 'a'), and not without it): a for loop over range(len(syms) - 1) keeps the length it started with; loop "
+                "while i < len(syms) - 1, which reads the length at each step, or build a new list")
+    if isinstance(e, ValueError) and 'values to unpack' in s and _raises(ValueError, learn_bpe, {'abc': 1}, 1) and not _raises(ValueError, learn_bpe, {'ab': 1}, 1):
+        return ("a dict gives its keys when iterated, so for w, c in word_counts unpacks each word into w and c (a three-letter word "
+                "fails, a two-letter one does not); iterate word_counts.items(), which gives (word, count) pairs")
+    if isinstance(e, TypeError) and "'int' and 'str'" in s and _raises(TypeError, learn_bpe, {'ab': 1}, 1):
+        return ("a symbol was added to a pair's count: one name was given to the word's count and to a symbol (for a, c in zip(syms, "
+                "syms[1:]) inside for syms, c in ... rebinds c); give the count and the symbols names of their own")
+    return None
+
+
+# %% ../../nbs/course_data.ipynb #a38h0807
+def _named_errors(fn, learn_bpe, segment):
+    "`fn` (your learn_bpe or segment, wrapped), whose error of a usual slip fails with one line that names it."
+    @functools.wraps(fn)
+    def run(*args):
+        try: return fn(*args)
+        except (AssertionError, NotImplementedError): raise
+        except Exception as e:
+            if (why := _bpe_raised(e, learn_bpe, segment)) is None: raise
+            raise AssertionError(f"{names_of([fn])}({', '.join(map(repr, args))}) raised {type(e).__name__} ({e}): {why}") from None
+    return run
+
+
 # %% ../../nbs/course_data.ipynb #a26c0802
 @report
 def check_bpe(learn_bpe, segment) -> str:
     "08_data, exercise 5: `learn_bpe(word_counts, n_merges)` and `segment(word, merges)` on Sennrich et al. (2016)'s example."
     toy = {'low': 5, 'lower': 2, 'newest': 6, 'widest': 3}                  # word counts, Sennrich et al. (2016)
-    learn_bpe, segment = _keeps(learn_bpe), _keeps(segment); merges = learn_bpe(toy, 10)             # the stub stops here
-    assert isinstance(merges, list), f"learn_bpe returned a {type(merges).__name__}{' (pair -> rank, as the bpe_ranks of GPT-2)' * isinstance(merges, dict)}: return the list of the merges, in the order learnt"
+    raw = (learn_bpe, segment); learn_bpe, segment = (_named_errors(_keeps(f), *raw) for f in raw); merges = learn_bpe(toy, 10)   # the stub stops here
+    first = list(merges) if isinstance(merges, list) else merges; assert isinstance(merges, list), f"learn_bpe returned a {type(merges).__name__}{' (pair -> rank, as the bpe_ranks of GPT-2)' * isinstance(merges, dict)}: return the list of the merges, in the order learnt"
     pair = lambda m: isinstance(m, tuple) and len(m) == 2 and all(isinstance(s, str) for s in m)
     odd = next((m for m in merges if not pair(m)), None)
     assert odd is None, (f"learn_bpe recorded the merge {odd!r}: keep each merge as the pair of symbols it joined, "
                          "a tuple such as ('e', 's'), which a pair of adjacent symbols can be compared with")
     segment('lowest', merges)                                                    # the stub stops here
-    assert len(merges) == 10, f"learn_bpe(toy, 10) recorded {len(merges)} merges, not one per round" + (_bpe_vocab_size(toy, 10, merges) or _bpe_lost(toy, 10, merges, segment))
+    assert len(merges) == 10, f"learn_bpe(toy, 10) recorded {len(merges)} merges, not one per round" + (_bpe_spaced(raw[0], merges) or _bpe_vocab_size(toy, 10, merges) or _bpe_lost(toy, 10, merges, segment))
     want = [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'),
             ('e', 'w'), ('ew', 'est</w>'), ('n', 'ewest</w>'), ('low', '</w>'), ('d', 'est</w>')]
     bad = [(i + 1, w, m) for i, (w, m) in enumerate(zip(want, merges)) if w != m]
-    why = (layout if (layout := _bpe_slip(toy, 10, merges) or _bpe_marks(toy, merges) or _bpe_layout(toy, merges) or _bpe_moved(toy, 10, merges)) else "no merge takes '</w>': end each word with the symbol '</w>', and count the pair it makes with the word's last symbol as any other's (zip(syms, syms[1:]) over the whole word, '</w>' included)" if not any('</w>' in s for pair in merges for s in pair) else
+    why = (layout if (layout := _bpe_reordered(want, merges) or _bpe_slip(toy, 10, merges) or _bpe_identity(raw[1]) or _bpe_marks(toy, merges) or _bpe_eow_regex(merges, *raw[::-1]) or _bpe_layout(toy, merges) or _bpe_moved(toy, 10, merges)) else "no merge takes '</w>': end each word with the symbol '</w>', and count the pair it makes with the word's last symbol as any other's (zip(syms, syms[1:]) over the whole word, '</w>' included)" if not any('</w>' in s for pair in merges for s in pair) else
            "('e', 'w'), ('n', 'e') and ('w', 'est</w>') all occur 6 times there: a tie goes to the smallest pair"
            if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>')) else
            next((w for w, kw in _BPE_MISTAKES.items() if merges == _bpe_learn(toy, 10, **kw)),
                 _bpe_pick(toy, want[:bad[0][0] - 1], bad[0][2], bad[0][1]) if bad else ""))
     assert not bad, "merge {} should be {}, yours is {}: ".format(*bad[0]) + why
     got = learn_bpe({'ab': 1, 'cd': 3}, 1)                              # 'cd' occurs three times, 'ab' once
-    assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: " + (f"n_merges is 1 here, and yours made {len(got)} merges: make n_merges rounds, range(n_merges), not a fixed number (the paper's example's 10?)" if len(got) > 1 else "weight each pair by its word's count")
+    assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: " + (_bpe_kept(first, got) or f"n_merges is 1 here, and yours made {len(got)} merges: make n_merges rounds, range(n_merges), not a fixed number (the paper's example's 10?)" if len(got) > 1 else "weight each pair by its word's count")
     got = learn_bpe({'aaaaa': 1, 'bc': 3}, 1)                          # ('a', 'a') occurs 4 times in 'aaaaa</w>', ('b', 'c') 3 times
     assert got == [('a', 'a')], (f"learn_bpe({{'aaaaa': 1, 'bc': 3}}, 1) gave {got}, not [('a', 'a')]: ('a', 'a') occurs 4 times "
                                  "in 'a a a a a </w>'; " + _bpe_overlaps(learn_bpe))

@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_decoding.html.md"""
 __all__ = ['check_greedy_step']
 
 # %% ../../nbs/course_decoding.ipynb #cc10impx
-import copy, functools, traceback
+import copy, functools, re, traceback
 import torch
 import torch.nn.functional as F
 from ..core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
@@ -68,8 +68,8 @@ def _greedy_rules(m, src) -> dict:
                  lambda y: ntl(m.decode(m.encode(src, None), None, y, tgt_mask(y))[:, -1]).argmax(-1),
              "EOS was forbidden in place of PAD: a decoder never emits PAD or BOS, so next_token_logits sets those two to -inf; "
              "EOS must stay, it ends the sentence": lambda y: forbid(out(y)[:, -1], [EOS_ID, BOS_ID]).argmax(-1),
-             "that is a forbidden token, which next_token_logits scored -inf: the least probable, which an argmin picks, or a NaN, which argmax "
-             "picks once a softmax over the batch (dim 0), not the vocabulary, has made NaN of the -inf scores, or a 0 given to PAD and BOS on log-probabilities (log_softmax), above every other; forbid them with -inf, the argmax of next_token_logits, dim=-1":
+             "that is a forbidden token, which next_token_logits scored -inf: the least probable, which an argmin picks, or +inf given to PAD and BOS (the sign lost), the largest of all, "
+             "or a NaN, which argmax picks once a softmax over the batch (dim 0), not the vocabulary, has made NaN of the -inf scores, or a 0 given to PAD and BOS on log-probabilities (log_softmax), above every other; forbid them with -inf, the argmax of next_token_logits, dim=-1":
                  lambda y: ntl(out(y)[:, -1]).log_softmax(0).argmax(-1),
              "that is the argmax of the logits summed (or averaged) over the positions: the next token comes from the last "
              "position alone, model(src, ys)[:, -1]": lambda y: ntl(out(y).sum(1)).argmax(-1),
@@ -120,6 +120,29 @@ def _zero_d(step, m, src, ys) -> str:
                             "item() or [0] the row): keep it, argmax(-1) alone, or .squeeze(-1)")
     return ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
 
+# %% ../../nbs/course_decoding.ipynb #a38h1005
+def _earlier_or_flipped(step, m, src, ys, case:str, e:Exception) -> AssertionError|None:
+    "For a RuntimeError `e` of your step: one whose step returns another number of rows than it is given (state of an earlier call), or reads its inputs transposed, (length, batch), named; else None."
+    B, S, t = len(ys), src.shape[1], ys.shape[1]
+    def rows(s, y):                                                                 # how many tokens your step returns, None if it fails
+        try: return torch.as_tensor(step(m, s, y)).reshape(-1).numel()
+        except Exception: return None
+    alt = src[:, :t] if S >= t else F.pad(src, (0, t - S), value=PAD_ID)            # a source as long as the prefix
+    for s, y in ((src[:1], ys[:1]), (alt, ys)):
+        if (n := rows(s, y)) is not None and n != len(y):
+            return AssertionError(f"{case}: raised RuntimeError ({e}), and given {len(y)} row{'s' * (len(y) > 1)} of another shape it returned {n} "
+                                  "tokens: your step uses something of an earlier call (the encoder's output kept in a global, or a cache), "
+                                  "which a new source does not fit; encode the src it is given, every call, or call model(src, ys)")
+    if t != S and rows(alt, ys) == B:
+        with inference(m):
+            mine, flipped = torch.as_tensor(step(m, alt, ys)).reshape(-1), next_token_logits(m(alt.t(), ys.t())[-1], PAD_ID).argmax(-1)
+        if torch.equal(mine, flipped):
+            return AssertionError(f"{case}: raised RuntimeError ({e}): your step reads its inputs as (length, batch), transposed, as torch's "
+                                  "nn.Transformer takes them unless batch_first=True; this model takes src (B, S) and ys (B, t), the batch "
+                                  "first, and returns (B, t, V): pass them as they are and take [:, -1]")
+    return None
+
+
 # %% ../../nbs/course_decoding.ipynb #a30h1001
 def _greedy_rows(m, src) -> dict:
     "Mistakes of a greedy step in which rows or ranks stand for tokens, as `_greedy_rules` gives them: PAD and BOS forbidden in row 0 alone, rows PAD_ID and BOS_ID of the batch forbidden, the second best taken when the best is PAD or BOS."
@@ -140,6 +163,7 @@ def _greedy_rows(m, src) -> dict:
 def _sizes_slip(step, m, src, ys, case:str, e:Exception) -> Exception:
     "For a RuntimeError `e` of your step: one that a batch of one, or a source as long as the prefix, does not raise, named (an AssertionError); else `e`."
     B, S, t = len(ys), src.shape[1], ys.shape[1]
+    if (why := _earlier_or_flipped(step, m, src, ys, case, e)) is not None: return why
     if B > 1 and runs_ok(step, m, src[:1], ys[:1]):
         return AssertionError(f"{case}: raised RuntimeError ({e}) on a batch of {B} and runs on one row: your step lines the batch axis up with "
                               "another (a source mask of shape (B, 1, S) meets the scores (B, h, t, S) at the heads' axis; pad_mask(src) is "
@@ -172,7 +196,94 @@ def _forbidden(step, m, src, ys) -> str|None:
             + ": forbid PAD and BOS alone, as next_token_logits does (a decoder never emits them); EOS must stay possible, it ends the sentence")
 
 
-# %% ../../nbs/course_decoding.ipynb #a26c1002
+# %% ../../nbs/course_decoding.ipynb #a38h1001
+def _greedy_inputs(m, src) -> dict:
+    "Mistakes of a greedy step in what it feeds the model or how it reads the ids, as `_greedy_rules` gives them: the source without its EOS or with a BOS, an encoder under a causal mask, the upper triangle for the decoder's mask, the prefix padded to the source's length, the argmax of the kept columns, PAD for the rows that hold EOS."
+    ntl, V, S = (lambda lg: next_token_logits(lg.clone(), PAD_ID)), m.cfg.tgt_vocab, src.shape[1]
+    keep = [i for i in range(V) if i not in (PAD_ID, BOS_ID)]
+    sm = pad_mask(src)
+    return {"that is the choice for the source without its last token, src[:, :-1]: the source keeps its EOS (its pieces, then EOS); "
+            "the slice [:, :-1] is the target's, teacher forcing's input": lambda y: ntl(m(src[:, :-1] if S > 1 else src, y)[:, -1]).argmax(-1),
+            "that is the choice for the source with BOS put in front: only the target starts with BOS; the source is its pieces, then "
+            "EOS, as encode_pairs makes it": lambda y: ntl(m(torch.cat([torch.full_like(src[:, :1], BOS_ID), src], 1), y)[:, -1]).argmax(-1),
+            "that is the choice of an encoder under tgt_mask(src), a causal mask: each source token then reads only the ones before it; "
+            "the encoder reads the whole source, pad_mask(src), which hides the padding alone":
+                lambda y: ntl(m.decode(m.encode(src, tgt_mask(src)), sm, y, tgt_mask(y))[:, -1]).argmax(-1),
+            "that is the choice of a decoder whose mask is the upper triangle, triu: each position reads itself and the later ones, the "
+            "last itself alone (The Annotated Transformer's subsequent_mask marks the future with triu(..., diagonal=1) and keeps its == 0); "
+            "tgt_mask(ys), the lower triangle, lets each position read itself and the earlier ones": lambda y: ntl(m.decode(
+                m.encode(src, sm), sm, y, torch.ones(y.shape[1], y.shape[1], dtype=torch.bool).triu()[None, None])[:, -1]).argmax(-1),
+            "that is the choice at the end of the prefix padded to the source's length, a PAD: the prefix need not be as long as the "
+            "source (attention takes any two lengths); read the last real position, model(src, ys)[:, -1], without padding ys":
+                lambda y: ntl(m(src, F.pad(y, (0, max(0, S - y.shape[1])), value=PAD_ID))[:, -1]).argmax(-1),
+            "that is the argmax over the logits with PAD's and BOS's columns dropped, an index into the V - 2 columns kept, not a token "
+            "id: map it back, keep[i], or forbid them in place with -inf, next_token_logits, which keeps every id where it is":
+                lambda y: m(src, y)[:, -1][:, keep].argmax(-1),
+            "a row whose prefix holds EOS got PAD (Hugging Face's generate pads the rows that have finished): the step gives every row "
+            "its most probable token, PAD and BOS forbidden; which rows have ended is the decoding loop's business":
+                lambda y: torch.where((y == EOS_ID).any(1), PAD_ID, ntl(m(src, y)[:, -1]).argmax(-1))}
+
+
+# %% ../../nbs/course_decoding.ipynb #a38h1007
+def _repeats(step, m, src, ys) -> str:
+    """For a step that scores down tokens the prefix holds: on copies of `m` whose scores are fixed, token 5 by 0.1 above token 6
+    when 5 is in the prefix (not last), and 50 above it when 5 is the prefix's last token; a repetition penalty, or the last
+    token forbidden, named; else ''."""
+    a, b, c, B = 4 + 1, 4 + 2, 4 + 3, len(ys)
+    def fixed(hi, lo):                                                              # every row: a scores hi, b lo, the rest 0
+        f = copy.deepcopy(m)
+        f.generator.register_forward_hook(lambda mod, inp, out: torch.zeros_like(out).index_fill(-1, torch.tensor([a]), hi).index_fill(-1, torch.tensor([b]), lo))
+        return f
+    bos = torch.full((B, 1), BOS_ID)
+    try:
+        with inference(m):
+            near = torch.as_tensor(step(fixed(1.0, 0.9), src, torch.cat([bos, torch.full((B, 2), a), torch.full((B, 1), c)], 1))).reshape(-1)
+            last = torch.as_tensor(step(fixed(100., 50.), src, torch.cat([bos, torch.full((B, 1), c), torch.full((B, 1), a)], 1))).reshape(-1)
+    except Exception: return ''
+    if near.shape != (B,) or last.shape != (B,): return ''
+    if (last == b).all():
+        return (f"with the prefix ending in token {a}, scored 50 above token {b}, your step chose {b}: it forbids the prefix's last token "
+                "(a rule against repeats); greedy decoding takes the argmax of next_token_logits, and a token may follow itself")
+    if (near == b).all() and (last == a).all():
+        return (f"with token {a} in the prefix and scored 0.1 above token {b}, your step chose {b}: it scores down the tokens the prefix "
+                "holds (a repetition penalty, as Hugging Face's repetition_penalty); greedy decoding takes the argmax of the model's "
+                "scores as they are, next_token_logits(model(src, ys)[:, -1])")
+    return ''
+
+def _no_repeats(step, model, src, ys):
+    "Fails with one line when `step`, on copies of `model` whose scores are fixed, scores down a token the prefix holds, or forbids its last."
+    assert not (rep := _repeats(step, model, src, ys)), f"copies of the model whose scores are fixed, prefixes of 4 tokens: {rep}"
+
+
+# %% ../../nbs/course_decoding.ipynb #a38h1009
+def _same_source(step, m, src, ys) -> str:
+    "For a step whose tokens stay the same for another source of the same shape, where greedy decoding's change: the source's encoding kept from an earlier call, named; else ''."
+    V = m.cfg.src_vocab
+    other = torch.where(src >= 4, (src - 4 + 1) % (V - 4) + 4, src)                # every word another, EOS and PAD kept
+    right = lambda s: next_token_logits(m(s, ys)[:, -1], PAD_ID).argmax(-1)
+    try:
+        with inference(m):
+            a, b = (torch.as_tensor(step(m, s, ys)).reshape(-1) for s in (src, other))
+            same = torch.equal(right(src), right(other))
+    except Exception: return ''
+    if same or not torch.equal(a, b): return ''
+    return ("your step gives the same tokens for another source of the same shape, where greedy decoding's change: it uses the encoding "
+            "of an earlier call's source (the encoder's output kept in a global, or in a cache keyed by the shape), not of the src it is "
+            "given; encode src every call, or call model(src, ys)")
+
+
+# %% ../../nbs/course_decoding.ipynb #a38h1012
+def _prefix_ignored(step, m, src, ys) -> str:
+    "For a step whose tokens stay the same when every token of the prefix after BOS changes (the lengths kept), where greedy decoding's change: the prefix ignored, named; else ''."
+    mine, right = torch.as_tensor(step(m, src, ys)).reshape(-1), lambda y: next_token_logits(m(src, y)[:, -1], PAD_ID).argmax(-1)
+    others = [torch.cat([ys[:, :1], (ys[:, 1:] - 4 + k) % (m.cfg.tgt_vocab - 4) + 4], 1) for k in (1, 2, 3)]   # every token after BOS changed, the lengths kept
+    if ys.shape[1] > 1 and all(torch.equal(torch.as_tensor(step(m, src, o)).reshape(-1), mine) for o in others) and any(not torch.equal(right(o), right(ys)) for o in others):
+        return ("your step gives the same tokens whatever the prefix holds (its length alone counts; greedy decoding run again from BOS?): "
+                "the next token follows the prefix ys it is given, model(src, ys)[:, -1]")
+    return ''
+
+
+# %% ../../nbs/course_decoding.ipynb #a38h1014
 def _read_tokens(ids:torch.Tensor, out:torch.Tensor, at:int|None=None) -> torch.Tensor:
     """One-hot, shaped as the logits `out` (B, t, V) or (B, V), of the prefix `ids` (B, t) a decoder read: each position's own
     token, or with `at` the token at position `at` for every position (none where the prefix is shorter)."""
@@ -181,6 +292,14 @@ def _read_tokens(ids:torch.Tensor, out:torch.Tensor, at:int|None=None) -> torch.
     if out.dim() == 2 and hot.dim() == 3 and len(hot) == len(out): return hot[:, -1]
     return hot if hot.shape == out.shape else torch.zeros_like(out)
 
+def _source_last(src:torch.Tensor|None, out:torch.Tensor) -> torch.Tensor:
+    "One-hot, shaped as the logits `out` (B, t, V) or (B, V), of each row's last source token `src` (B, S) (zeros where the batches differ)."
+    if src is None or src.dim() != 2 or len(src) != len(out): return torch.zeros_like(out)
+    hot = F.one_hot(src[:, -1] % out.shape[-1], out.shape[-1]).to(out.dtype)
+    return hot[:, None].expand_as(out) if out.dim() == 3 else hot
+
+
+# %% ../../nbs/course_decoding.ipynb #a26c1002
 def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     """What your `step` does instead, when it chose token `got` for row `i` of the prefixes `ys` (b, t): the first of
     `_greedy_rules` it follows after three prefixes, with `m`, a random model of its size, that one scoring EOS, then PAD highest, and
@@ -194,36 +313,36 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     for e, at in zip(echoes, (None, 1)):                         # rules that read other prefixes choose other tokens there
         e.tgt_emb.register_forward_pre_hook(lambda mod, inp: seen.append(inp[0]))
         e.generator.register_forward_hook(lambda mod, inp, out, at=at: out + 100. * _read_tokens(seen[-1], out, at))
-    models = (m, mixed, lifted, *echoes)                         # a rule that matches `m` by chance seldom matches the others
-    try: mine = [[torch.as_tensor(step(mm, src, y)).reshape(-1) for y in probes] for mm in models]
+    src_echo, fed = copy.deepcopy(mixed), []                       # it scores the last source token the encoder read highest: rules that
+    src_echo.src_emb.register_forward_pre_hook(lambda mod, inp: fed.append(inp[0]))   # feed another source choose another token there
+    src_echo.generator.register_forward_hook(lambda mod, inp, out: out + 100. * _source_last(fed[-1] if fed else None, out))
+    models = (m, mixed, lifted, *echoes, src_echo)               # a rule that matches `m` by chance seldom matches the others
+    other = torch.where(src >= 4, (src - 4 + 1) % (m.cfg.src_vocab - 4) + 4, src)   # every word of the source another: a rule must hold there too
+    try: mine = [[torch.as_tensor(step(mm, s, y)).reshape(-1) for y in probes] for mm, s in [*((mm, src) for mm in models), (m, other), (mixed, other)]]
     except RuntimeError as e:                                    # a step that fails on longer prefixes: the lengths it mixes up, named
         y = next((y for y in probes if not runs_ok(step, m, src, y)), probes[-1])
         if isinstance(err := _sizes_slip(step, m, src, y, f"and on prefixes of {y.shape[1]} tokens", e), AssertionError): return str(err)
         raise
-    rules = [_greedy_rules(mm, src) | _greedy_more(mm, src) | _greedy_extra(mm, src) | _greedy_rows(mm, src) for mm in models]
+    rules = [_greedy_rules(mm, s) | _greedy_more(mm, s) | _greedy_extra(mm, s) | _greedy_rows(mm, s) | _greedy_inputs(mm, s) for mm, s in [*((mm, src) for mm in models), (m, other), (mixed, other)]]
     for k, hint in enumerate(rules[0]):
         if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, r[hint](y))
                                                      for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
     if got in (PAD_ID, BOS_ID): return _forbidden(step, mixed, src, ys) or next(iter(rules[0]))
-    if got < ys.shape[1] and (m(src, ys)[i].argmax(0) == got).any():                # a position, unless the prefix is not read at all
-        try: rest = _step_rest(step, m, src, ys, got, i)
-        except Exception: rest = ''
-        return rest if rest.startswith('your step gives the same tokens whatever') else list(rules[0])[2]
+    if got < ys.shape[1] and (m(src, ys)[i].argmax(0) == got).any(): return _prefix_ignored(step, m, src, ys) or _repeats(step, m, src, ys) or list(rules[0])[2]   # a position, unless the prefix is misread
     return _step_rest(step, m, src, ys, got, i)
 
 
 # %% ../../nbs/course_decoding.ipynb #a26r0037
 def _step_rest(step, m, src, ys, got:int, i:int) -> str:
     "For a step no listed mistake explains: whether row `i` alone gets another token (rows that mix), else where token `got` ranks."
-    mine, right = torch.as_tensor(step(m, src, ys)).reshape(-1), lambda y: next_token_logits(m(src, y)[:, -1], PAD_ID).argmax(-1)
-    others = [torch.cat([ys[:, :1], (ys[:, 1:] - 4 + k) % (m.cfg.tgt_vocab - 4) + 4], 1) for k in (1, 2, 3)]   # every token after BOS changed, the lengths kept
-    if ys.shape[1] > 1 and all(torch.equal(torch.as_tensor(step(m, src, o)).reshape(-1), mine) for o in others) and any(not torch.equal(right(o), right(ys)) for o in others):
-        return ("your step gives the same tokens whatever the prefix holds (its length alone counts; greedy decoding run again from BOS?): "
-                "the next token follows the prefix ys it is given, model(src, ys)[:, -1]")
+    if rep := _repeats(step, m, src, ys): return rep
+    if ignored := _prefix_ignored(step, m, src, ys): return ignored
+    mine = torch.as_tensor(step(m, src, ys)).reshape(-1)
     inv = (src == PAD_ID)[:, None, None, :]                                           # the source mask the wrong way round
     if (src == PAD_ID).any() and torch.equal(mine, next_token_logits(m.decode(m.encode(src, inv), inv, ys, tgt_mask(ys))[:, -1], PAD_ID).argmax(-1)):
         return ("your step masks the source the wrong way round: (src == PAD_ID) hides the words and shows the padding; pad_mask(src), "
                 "src != PAD_ID, keeps the words (model(src, ys) builds it itself)")
+    if kept := _same_source(step, m, src, ys): return kept
     alone = torch.as_tensor(step(m, src[i:i + 1], ys[i:i + 1])).reshape(-1)
     if alone.numel() == 1 and int(alone) != got:
         return (f"row {i} alone gets token {int(alone)}, within the batch {got}: the rows influence each other (a max, a softmax or a "
@@ -234,12 +353,19 @@ def _step_rest(step, m, src, ys, got:int, i:int) -> str:
             f"{lg[top]:.3g}): take the argmax of next_token_logits(model(src, ys)[:, -1])")
 
 # %% ../../nbs/course_decoding.ipynb #a27f1001
-def _ntl_given(e:IndexError, V:int) -> str:
-    "What next_token_logits, which raised `e`, was given in place of one position's logits per row, (B, V)."
+def _ntl_logits(e:IndexError):
+    "The `logits` next_token_logits was given when it raised `e` (None if another function raised it)."
     tb = e.__traceback__
     while tb.tb_next: tb = tb.tb_next
-    lg = tb.tb_frame.f_locals.get('logits')
+    return tb.tb_frame.f_locals.get('logits') if tb.tb_frame.f_code.co_name == 'next_token_logits' else None
+
+def _ntl_given(e:IndexError, V:int, longer:tuple|None=None) -> str:
+    "What next_token_logits, which raised `e`, was given in place of one position's logits per row, (B, V); `longer`: the shape it was given on a longer prefix, if it raised there too."
+    lg = _ntl_logits(e)
     head = "it takes one position's logits per row, (B, V), model(src, ys)[:, -1]"
+    if isinstance(lg, torch.Tensor) and lg.dim() == 3 and lg.shape[1] == 1 and longer is not None and len(longer) == 3 and longer[1] == 1:
+        return (head + f"; it was given the last position with the time axis kept, {tuple(lg.shape)} also on longer prefixes: "
+                "logits[:, -1:] keeps that axis, logits[:, -1] drops it")
     if not isinstance(lg, torch.Tensor) or lg.dim() == 3: return head + "; it was given every position's, (B, t, V)"
     ids = lg[lg.isfinite()] if isinstance(lg, torch.Tensor) else None                  # the entries it had not yet set to -inf
     if lg.dim() == 2 and lg.shape[-1] != V and ids.numel() and bool((ids == ids.round()).all() and (ids >= 0).all() and (ids < V).all()):
@@ -287,11 +413,52 @@ def _row_pairs(B:int, got) -> str:
         f": a token for every pair of rows, ({B}, {B}): an index of B positions, logits[:, idx], picks each row's position for every row; "
         "pick one per row, logits[torch.arange(B), idx], or the last, [:, -1], every prefix being as long")
 
+# %% ../../nbs/course_decoding.ipynb #a38h1011
+def _model_misuse(e:RuntimeError, m) -> str:
+    "For a RuntimeError `e` inside the model: the generator applied to logits, or a mask that is not bool, named; else ''."
+    V, d, s = m.cfg.tgt_vocab, m.cfg.d_model, str(e)
+    if 'mat1 and mat2 shapes cannot be multiplied' in s and f"x{V} and {d}x{V})" in s:
+        return ("a layer of width d_model = {} was given logits, {} wide: model.generator was applied to what model.decode returns, "
+                "and decode already ends with the generator (The Annotated Transformer's decode returns the decoder's states, and its "
+                "generator comes after); take model.decode(...)[:, -1], or model(src, ys)[:, -1]").format(d, V)
+    if 'only supports boolean masks' in s or 'Expected attn_mask dtype to be bool' in s:   # masked_fill's, or SDPA's
+        return ("a mask that is not bool reached the attention: .type_as(src) (The Annotated Transformer's greedy_decode) or .long() "
+                "turns it into numbers, and this model's masks are bool, True where a position may attend; pass tgt_mask(ys) and "
+                "pad_mask(src) as they are")
+    return ''
+
+def _position_read(step, m, src, ys, e:IndexError) -> str:
+    "For an IndexError on the positions' axis: the position ys.shape[1], one past the last, or len(ys) - 1, the batch's size, probed; else ''."
+    k = re.search(r'index (-?\d+) is out of bounds for dimension 1 with size (\d+)', str(e))
+    B, t = len(ys), ys.shape[1]
+    if not k or int(k[2]) != t: return ''
+    if int(k[1]) == t and not runs_ok(step, m, src, torch.cat([ys, ys[:, -1:]], 1)):
+        return (f"your step reads position ys.shape[1] = {t}, one past the last: a prefix of {t} tokens has positions 0 to {t - 1}; "
+                "take the last, [:, -1] (or [:, ys.shape[1] - 1])")
+    if int(k[1]) == B - 1:
+        y = torch.cat([ys, ys[:, -1:].repeat(1, B + 1 - t)], 1)                      # a prefix longer than the batch
+        try:
+            with inference(m): mine, at = step(m, src, y), next_token_logits(m(src, y)[:, B - 1], PAD_ID).argmax(-1)
+        except Exception: return ''
+        if torch.equal(torch.as_tensor(mine).reshape(-1), at):
+            return (f"your step reads position len(ys) - 1 = {B - 1}: len(ys) is the number of rows, the batch's size ({B} here), not the "
+                    "prefix's length, ys.shape[1]; take the last position, [:, -1]")
+    return ''
+
+def _ntl_shape(step, m, src, ys) -> tuple|None:
+    "The shape next_token_logits was given when your `step` raised an IndexError in it on `ys`; else None."
+    try: step(m, src, ys)
+    except IndexError as e: return tuple(lg.shape) if isinstance(lg := _ntl_logits(e), torch.Tensor) else None
+    except Exception: return None
+    return None
+
+
 # %% ../../nbs/course_decoding.ipynb #a31h1001
 def _step_call(step, m, src, ys, case:str):
-    "Your `step(m, src, ys)`, an error of a usual slip named: .item() on a batch, a prefix of one token, next_token_logits given other logits, Hugging Face's .logits."
+    "Your `step(m, src, ys)`, an error of a usual slip named: .item() on a batch, a prefix of one token, next_token_logits given other logits, Hugging Face's .logits, the generator applied twice, a mask not bool, a position off the prefix."
     try: return step(m, src, ys)
     except RuntimeError as e:
+        if why := _model_misuse(e, m): raise AssertionError(f"{case}: raised RuntimeError ({e}): {why}") from None
         if 'converted to Scalar' not in str(e) or len(ys) < 2: raise _sizes_slip(step, m, src, ys, case, e) from None
         raise AssertionError(f"{case}: raised RuntimeError ({e}): .item() makes one Python number, and a batch has a token per row; "
                              f"return the tensor of token ids, shape (B,) = ({len(ys)},), without .item()") from None
@@ -299,8 +466,10 @@ def _step_call(step, m, src, ys, case:str):
         if ys.shape[1] == 1 and runs_ok(step, m, src, ys.repeat(1, 2)):
             raise AssertionError(f"{case}: raised IndexError ({e}) on prefixes of one token, BOS alone, and runs on two: "
                                  + _prefix_slip(step, m, src, ys)) from None
+        if why := _position_read(step, m, src, ys, e): raise AssertionError(f"{case}: raised IndexError ({e}): {why}") from None
         if traceback.extract_tb(e.__traceback__)[-1].name != 'next_token_logits': raise
-        raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): {_ntl_given(e, m.cfg.tgt_vocab)}") from None
+        longer = _ntl_shape(step, m, src, torch.cat([ys, ys[:, -1:].repeat(1, 2)], 1))   # what it is given on a prefix two tokens longer
+        raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): {_ntl_given(e, m.cfg.tgt_vocab, longer)}") from None
     except AttributeError as e:
         if "'logits'" not in str(e): raise
         raise AssertionError(f"{case}: raised AttributeError ({e}): this model returns its logits, a tensor (B, t, V), not an output object "
@@ -338,6 +507,7 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         if (got.shape != want.shape or not torch.equal(got, want)) and _samples(step, m, src, ys): raise AssertionError(f"{case}: {_SAMPLES}")
         assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
             (_step_shape(step, m, src, ys, got) or (": that is the prefix with the token appended; return the new token alone" if tuple(got.shape) == (len(ys), ys.shape[1] + 1) else
+             ": an axis of 1 put in front (tok[None] or unsqueeze(0)); return the argmax over the vocabulary as it comes" if tuple(got.shape) == (1, len(ys)) and len(ys) > 1 else
              ": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
              ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
              if tuple(got.shape) == (m.cfg.tgt_vocab,) else _zero_d(step, m, src, ys)
@@ -397,6 +567,15 @@ def _causal_needed(step, model, rows, compare):
                            "10 times larger, prefixes of 5", 'the argmax of next_token_logits')
 
 
+# %% ../../nbs/course_decoding.ipynb #a38h1003
+def _ended_row(m, src, ys, compare):
+    "Your step, through `compare`, on prefixes `ys` whose row 1 holds EOS (a row that has ended, which a batch decoder may run on): its most probable token, not PAD."
+    ended = ys.clone(); ended[1, 2] = EOS_ID
+    with inference(m): want = next_token_logits(m(src, ended)[:, -1], PAD_ID).argmax(-1)
+    compare(m, src, ended, want, f"a perturbed copy of the model, prefixes of {ys.shape[1]} tokens, row 1 holding EOS (a row that has ended, "
+            "which a batch decoder may run on)", 'the argmax of next_token_logits')
+
+
 # %% ../../nbs/course_decoding.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
     """Run your `step(model, src, ys)` on the prefixes `greedy_decode` goes through for six sentences, as a batch and one at a
@@ -435,5 +614,5 @@ def check_greedy_step(step, model) -> bool:
         for m, name in ((mixed, 'a perturbed copy of the model'), (eos, 'a copy of the model that scores EOS highest')):
             with inference(m): want = next_token_logits(m(src, ys)[:, -1], PAD_ID).argmax(-1)
             compare(m, src, ys, want, f"{name}, prefixes of 5 tokens", 'the argmax of next_token_logits')
-        _unk_allowed(step, model, src, bos); _long_prefix(step, model, compare); _causal_needed(step, model, src, compare)      # UNK scored highest; prefixes longer than their source
+        _ended_row(mixed, src, ys, compare); _no_repeats(step, model, src, bos); _unk_allowed(step, model, src, bos); _long_prefix(step, model, compare); _causal_needed(step, model, src, compare)      # UNK scored highest; prefixes longer than their source
     return verdict(step, cases, "your greedy step chooses every token greedy_decode chooses, in a batch and one sentence at a time, and never PAD or BOS")

@@ -29,6 +29,10 @@ def _factor(k:float, d:int, w:int|None=None, fn=None) -> str:
         return (f"{k:.4g} = warmup ** {round(2 * ew) / 2:g}: " + ("a rise of step / warmup reaches d_model ** -0.5 at the peak; the paper's peak is "
                 "d_model ** -0.5 * warmup ** -0.5, with the warm-up term step * warmup ** -1.5" if round(2 * ew) == 1 else
                 "check the powers of warmup: lrate = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)"))
+    for name, root in (('math.isqrt(d_model) (or int(math.sqrt(d_model)))', math.isqrt(d)), ('round(math.sqrt(d_model))', round(d ** 0.5))):
+        if root * root != d and math.isclose(k, d ** 0.5 / root, rel_tol=1e-9):   # a whole number for sqrt(d_model)
+            return (f"{k:.4g} = sqrt({d}) / {root}: your square root of d_model is a whole number, {name} = {root}, where "
+                    f"sqrt({d}) = {d ** 0.5:.4g}; use d_model ** -0.5 (or 1 / math.sqrt(d_model))")
     if fn is not None and w and (p := _d_power(fn, d, w)): return p
     return (f"a constant factor {k:.4g} in front (The Annotated Transformer's `factor`?): the paper's lrate = d_model ** -0.5 * "
             "min(step ** -0.5, step * warmup ** -1.5) has no other")
@@ -213,6 +217,33 @@ def _schedule_shift(fn, d:int, w:int, s:int, got:float) -> str:
             "d_model ** -0.5 * step ** -0.5, which meets the warm-up at step = warmup")
 
 
+# %% ../../nbs/course_training.ipynb #a38h0901
+def _schedule_paren(fn, d:int, w:int) -> str:
+    "For a rate that is the decay term times warmup ** -1.5 at every step: a parenthesis closed after step, min(step ** -0.5, step) * warmup ** -1.5, named; else ''."
+    try: ok = all(math.isclose(float(fn(t, d, w)), d ** -0.5 * t ** -0.5 * w ** -1.5, rel_tol=1e-9) for t in (1, 2, w // 2 or 1, w, 4 * w))
+    except Exception: return ''
+    return ("" if not ok else "your rate is d_model ** -0.5 * step ** -0.5 * warmup ** -1.5 at every step: a parenthesis closed after "
+            "step, min(step ** -0.5, step) * warmup ** -1.5, multiplies both terms by warmup ** -1.5 (and min(step ** -0.5, step) is "
+            "step ** -0.5 from step 1); close it after the warm-up term, min(step ** -0.5, step * warmup ** -1.5)")
+
+def _schedule_mixed(fn, d:int, w:int) -> str:
+    "For a rate right at step 1 and warmup ** -0.5 times too small in the decay: the peak's factor in front of the unscaled terms, named; else ''."
+    try: ok = math.isclose(float(fn(1, d, w)), noam_lr(1, d, w), rel_tol=1e-9) and all(
+        math.isclose(float(fn(t, d, w)), noam_lr(t, d, w) * w ** -0.5, rel_tol=1e-9) for t in (4 * w, 100 * w))
+    except Exception: return ''
+    return ("" if not ok or w == 1 else f"your rate is right at step 1 and warmup ** -0.5 = {w ** -0.5:.3g} times the paper's in the decay: "
+            "the peak's factor, (d_model * warmup) ** -0.5, goes with the terms scaled to 1 at the peak, min(step / warmup, (warmup / "
+            "step) ** 0.5); with min(step ** -0.5, step / warmup) it is d_model ** -0.5 alone, d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)")
+
+def _schedule_again(fn, d:int, w:int, s:int, got:float) -> str:
+    "For a rate that another call with the same arguments changes: state kept between calls (a count of the calls for `step`), named; else ''."
+    try: again = float(fn(s, d, w))
+    except Exception: return ''
+    return ("" if math.isclose(again, got, rel_tol=1e-9) or again == got else
+            f"called again with the same arguments it gave {again:.4g}: your function keeps something between calls (a count of its "
+            "calls in place of `step`, a global); the rate depends on step, d_model and warmup alone, the step as it is given")
+
+
 # %% ../../nbs/course_training.ipynb #a26c0905
 def _linear(fn, d:int, w:int) -> bool:
     "Whether `fn` falls in a straight line after the peak: its rates at warmup, 1.5 warmup and 2 warmup on one line, falling."
@@ -234,7 +265,7 @@ def check_schedule(fn) -> bool:
                 assert raw is not None and getattr(raw, 'shape', ()) == () and not isinstance(raw, (list, tuple)), _not_one_number(case, raw)
                 got = float(raw)
                 if same(got, want): continue
-                hint = ("the rate at step 0 is 0, and yours gives step 1's rate there (a step clamped to 1, max(step, 1)?): return 0 at "
+                hint = (again if (again := _schedule_again(fn, d, w, s, got)) else "the rate at step 0 is 0, and yours gives step 1's rate there (a step clamped to 1, max(step, 1)?): return 0 at "
                         "step 0 before the formula, and use every other step as it is" if s == 0 and same(got, noam_lr(1, d, w)) and same(float(fn(1, d, w)), noam_lr(1, d, w)) else
                         "it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) and same(float(fn(4 * w, d, w)), noam_lr(4 * w + 1, d, w)) else
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
@@ -244,7 +275,7 @@ def check_schedule(fn) -> bool:
                         f"it is the rate for warmup={WARMUP}: use the argument `warmup`" if same(got, noam_lr(s, d, WARMUP)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
                         f"it is {got / want:.4g} times the right rate at every step: {_fixed_peak(fn) or _factor(got / want, d, w, fn)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
-                        shape if s < w and (shape := _schedule_early(fn, d, w, s)) else slip if (slip := _schedule_half(fn, d, w, s, got) or _schedule_slip(fn, d, w, s, got) or _schedule_shift(fn, d, w, s, got)) else
+                        shape if s < w and (shape := _schedule_early(fn, d, w, s)) else slip if (slip := _schedule_paren(fn, d, w) or _schedule_mixed(fn, d, w) or _schedule_half(fn, d, w, s, got) or _schedule_slip(fn, d, w, s, got) or _schedule_shift(fn, d, w, s, got)) else
                         "after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5: the decay term is never the smaller; "
                         "check its exponent, step ** -0.5 (a root that falls)" if s > w and same(got, d ** -0.5 * s * w ** -1.5) else
                         "after the peak your rate falls in a straight line (as a linear-decay scheduler's does); the paper's falls as the inverse "
@@ -286,6 +317,26 @@ def _flat_logits(fn, logits, t):
         f"{case}: got {got.flatten()[0].item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(lg, y, 0.1, got.flatten()[0], fn)}"
 
 
+# %% ../../nbs/course_training.ipynb #a38h0907
+def _smoothing_more(logits, t, eps:float) -> dict:
+    "More losses `_smoothing_mistake` names, each a mistake: eps over the tokens but PAD, q renormalised without PAD, p smoothed, the uniform part from the raw logits, the cross-entropy the other way round."
+    V, lp, keep = logits.shape[-1], logits.log_softmax(-1), t != PAD_ID
+    nll, total = -lp.gather(-1, t[..., None])[..., 0], -lp.sum(-1)                # -log p_y and -sum_i log p_i, per position
+    ls = (1 - eps) * nll + eps * total / V
+    return {
+        "likely eps spread over the V - 1 tokens that are not PAD, eps / (V - 1) each and none on PAD: PyTorch's q gives eps / V to every "
+        "token, PAD included": ((1 - eps) * nll + eps * (total + lp[..., PAD_ID]) / (V - 1))[keep].mean(),
+        "likely PAD's column of q set to 0 and q renormalised to sum to 1: PyTorch's q gives eps / V to every token, PAD included, and "
+        "needs no renormalising": ((ls + eps / V * lp[..., PAD_ID]) / (1 - eps / V))[keep].mean(),
+        "likely the model's probabilities smoothed, -log((1 - eps) p_y + eps / V): label smoothing mixes the uniform distribution into "
+        "the target q, not into p; the loss is -sum_i q_i log p_i": -((1 - eps) * lp.exp() + eps / V).log().gather(-1, t[..., None])[..., 0][keep].mean(),
+        "likely the uniform part from the raw logits, eps times -mean_i z_i: -log p_i = logsumexp(z) - z_i, so the mean of -log p_i is "
+        "logsumexp(z) - mean_i z_i; yours leaves out the logsumexp": ((1 - eps) * nll - eps * logits.mean(-1))[keep].mean(),
+        "likely the cross-entropy the other way round, -sum_i p_i log q_i: the target q weights the model's log-probabilities, "
+        "-sum_i q_i log p_i (with eps = 0, log q is log 0 = -inf off the reference)":
+            -(lp.exp() * ((1 - eps) * F.one_hot(t, V) + eps / V).log()).sum(-1)[keep].mean()}
+
+
 # %% ../../nbs/course_training.ipynb #a26c0908
 def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
     "What a loss `got` that differs from the label-smoothed cross-entropy matches instead: a mistake, or another definition."
@@ -323,8 +374,8 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
             f"that is The Annotated Transformer's label smoothing: eps / (V - 2) on each token but the reference and PAD; {other}":
                 (ann := (1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean(),
             f"that is The Annotated Transformer's label smoothing as its code computes it (KLDivLoss): eps / (V - 2) on each token but the reference and PAD, less the constant H(q); {other}": (ann - h_ann)[keep].mean(),
-            "likely PAD's column of q set to 0 (as The Annotated Transformer does): PyTorch's q gives eps / V to every token, PAD included, and sums to 1; yours gives PAD nothing and sums to 1 - eps / V": (ls + eps / V * lp[..., PAD_ID])[keep].mean()}
-    return next((h for h, v in seen.items() if abs(got - v) < 1e-5),
+            "likely PAD's column of q set to 0 (as The Annotated Transformer does): PyTorch's q gives eps / V to every token, PAD included, and sums to 1; yours gives PAD nothing and sums to 1 - eps / V": (ls + eps / V * lp[..., PAD_ID])[keep].mean(), **_smoothing_more(logits, t, eps)}
+    return next((h for h, v in seen.items() if abs(got - v) < 1e-5 or (math.isinf(got) and got == v)),   # an infinite loss: matched as one
                 _smoothing_index(logits, t, eps, got) or (_smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference"))
 
 # %% ../../nbs/course_training.ipynb #a27f0903
@@ -377,6 +428,85 @@ def _smoothing_fit(fn, t, eps:float) -> str:
     return (f"your loss is {a:.4g} x NLL + {b:.4g} x U, for eps={eps} it must be (1 - eps) = {1 - eps:g} x NLL + eps = {eps:g} x U "
             f"(NLL = -log p_y, U = the mean of -log p_i over the vocabulary, each averaged over the non-pad positions)" + (_q_axis(a, b, eps, t) or _q_sum(a, b, eps, 11)))
 
+# %% ../../nbs/course_training.ipynb #a38h0903
+def _ls_raised(e:Exception) -> str|None:
+    "Why your loss raised `e`, a dtype slip: fractions stored in place in an integer tensor, or integers scattered into q; else None."
+    s = str(e)
+    if "can't be cast to the desired output type Long" in s:
+        return ("an integer tensor was given fractions in place: F.one_hot(target, V), like target, holds int64, so q *= 1 - eps or "
+                "q += eps / V cannot store them; turn it into floats first, F.one_hot(target, V).to(logits.dtype), or start from "
+                "torch.full_like(logits, eps / V)")
+    if 'Expected self.dtype to be equal to src.dtype' in s:
+        return ("the values scattered into q are integers: full_like(target[..., None], 1 - eps) takes target's dtype, int64, where "
+                "1 - eps is 0; make them as the logits are, torch.full_like(logits[..., :1], 1 - eps)")
+    return None
+
+def _ls_per(logits, t, eps:float):
+    "The label-smoothed cross-entropy of each position, the pads too."
+    lp = logits.log_softmax(-1)
+    return (1 - eps) * -lp.gather(-1, t[..., None])[..., 0] - eps * lp.mean(-1)
+
+def _ls_nonzero(fn, eps:float) -> str:
+    "For a loss averaged over loss[mask.nonzero()], whole rows picked by the (k, 2) index tensor (NumPy's nonzero gives a tuple), probed where that runs; else ''."
+    g = torch.Generator().manual_seed(5)
+    lg, t = torch.randn(4, 3, 11, generator=g), torch.randint(4, 11, (4, 3), generator=g); t[0, 2] = PAD_ID
+    try: got = float(torch.as_tensor(fn(lg, t, eps)).detach())
+    except Exception: return ''
+    emu = _ls_per(lg, t, eps)[(t != PAD_ID).nonzero()].mean()
+    return ("" if abs(got - float(emu)) > rounding_tol(emu, 2 * 11 + t.numel()) else
+            "likely the positions picked with mask.nonzero(): torch's nonzero() gives one (k, 2) tensor of indices, which indexes the "
+            "first axis with both its columns (NumPy's nonzero() gives a tuple, one array per axis); index with the mask itself, "
+            "loss[mask], or mask.nonzero(as_tuple=True)")
+
+
+# %% ../../nbs/course_training.ipynb #a38h0909
+def _ls_kept(fn) -> str:
+    "For a loss right on the first call for logits of a new shape and wrong on the next of that shape: q kept between calls, named; else ''."
+    g = torch.Generator().manual_seed(6)
+    lg, t = torch.randn(2, 2, 5, 9, generator=g), torch.randint(4, 9, (2, 2, 5), generator=g)   # a shape no case has
+    right = lambda i, e: label_smoothing_loss(lg[i], t[i], e)
+    try: a, b = (torch.as_tensor(fn(lg[i], t[i], e)).detach().float() for i, e in ((0, 0.3), (1, 0.1)))
+    except Exception: return ''
+    ok = lambda x, i, e: x.numel() == 1 and abs(float(x) - float(right(i, e))) <= rounding_tol(right(i, e), 2 * 9 + 10)
+    return ("" if not ok(a, 0, 0.3) or ok(b, 1, 0.1) else
+            "on logits of a shape no case had, (2, 5, 9), your loss is right on the first call and wrong on the next call of that "
+            "shape, with other targets and eps: it keeps q (or part of it) between calls, a cache keyed by the shape; build q from "
+            "the target and eps of each call")
+
+
+# %% ../../nbs/course_training.ipynb #a38h0911
+def _ls_roots(fn, big, target, got) -> str:
+    "For a loss not finite on logits 50 times larger: the largest logit of the whole batch subtracted, or none, by a log-softmax written by hand, probed on rows far apart and on large logits with small gaps; else log(softmax)."
+    g = torch.Generator().manual_seed(8)
+    apart, up = torch.randn(3, 7, 11, generator=g), torch.randn(3, 7, 11, generator=g) + 100.   # rows 200 apart; every logit near 100
+    apart[0] -= 200.
+    finite = lambda lg: bool(torch.isfinite(torch.as_tensor(fn(lg, target, 0.1)).detach()).all())
+    try: f_up, f_apart = finite(up), finite(apart)
+    except Exception: f_up = f_apart = True
+    if not f_up:
+        return ("your loss is not finite on logits near 100 with small gaps: exp of a logit above about 88 overflows to inf in float32, "
+                "so a log-softmax by hand, logits - log(sum(exp(logits))), needs each row's max subtracted first, z - z.amax(-1, "
+                "keepdim=True); or take log_softmax(-1)")
+    if not f_apart:
+        return ("your loss is not finite where one row lies 200 below the others: a log-softmax by hand that subtracts one max for the "
+                "whole batch, logits.max(), leaves that row far below 0, where exp gives 0 and log 0 = -inf; subtract each row's own "
+                "max, logits.amax(-1, keepdim=True), or take log_softmax(-1)")
+    return ("likely log(softmax(logits)): softmax underflows to 0 for a token far below the largest, and log 0 = -inf; log_softmax(logits) "
+            "computes the same stably")
+
+def _ls_floor(big, target, got) -> str:
+    "For a finite loss wrong on logits 50 times larger: log(softmax + c), or log of softmax clamped at c, for a small c, named; else ''."
+    V, keep, p = big.shape[-1], target != PAD_ID, big.softmax(-1)
+    q = 0.9 * F.one_hot(target, V) + 0.1 / V
+    for c in (1e-12, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4):
+        for how, lp in ((' + {c:g}', (p + c).log()), ('.clamp(min={c:g})', p.clamp_min(c).log())):
+            v = -(q * lp).sum(-1)[keep].mean()
+            if abs(float(got) - float(v)) <= 1e-4 * abs(float(v)):
+                return (f"likely log(softmax(logits){how.format(c=c)}): the number in the log caps -log p near -log({c:g}) = "
+                        f"{-math.log(c):.3g}, where a token far below the largest has a larger one; log_softmax(logits) needs no such number")
+    return ''
+
+
 # %% ../../nbs/course_training.ipynb #a33h0901
 def _not_one_number(case:str, raw) -> str:
     "The message for a rate that is not one number: None, an array of some shape, or a list or tuple (a scheduler's get_last_lr())."
@@ -391,7 +521,11 @@ def _not_one_number(case:str, raw) -> str:
 def _call_flat(fn, args:dict, case:str):
     "`call_kept(fn, args, case)`; a RuntimeError on (B, T, V) logits from a loss right on the same logits flattened to (N, V), named."
     try: return call_kept(fn, args, case)
+    except IndexError as e:
+        if not (why := _ls_nonzero(fn, args['eps'])): raise
+        raise AssertionError(f"{case}: your loss raised IndexError ({e}); {why}") from None
     except RuntimeError as e:
+        if why := _ls_raised(e): raise AssertionError(f"{case}: your loss raised RuntimeError ({e}): {why}") from None
         lg, t, eps = args['logits'], args['target'], args['eps']
         try: flat = torch.as_tensor(fn(lg.reshape(-1, lg.shape[-1]), t.reshape(-1), eps)).float()
         except Exception: raise e from None
@@ -400,6 +534,43 @@ def _call_flat(fn, args:dict, case:str):
         raise AssertionError(f"{case}: your loss raised RuntimeError ({e}) on (B, T, V) logits and is right on the same logits flattened "
                              "to (N, V): index the vocabulary as the last axis, target[..., None] and dim=-1, not axis 1 "
                              "(target.unsqueeze(1) fits 2-d logits only)") from None
+
+
+# %% ../../nbs/course_training.ipynb #a38h0905
+def _ls_below(fn, logits, other):
+    "Fails with one line when your loss, with pad_id=3, leaves out targets below it too (target > pad_id), or is otherwise wrong there."
+    below = other.clone(); below[1, :3] = torch.tensor([0, 1, 2])                 # targets below pad_id=3: words too
+    got, want = torch.as_tensor(fn(logits, below, 0.1, pad_id=3)).detach().float(), label_smoothing_loss(logits, below, 0.1, pad_id=3)
+    if abs(got - want) > rounding_tol(want, 2 * 11 + below.numel()):
+        above = _ls_per(logits, below, 0.1)[below > 3].mean()
+        raise AssertionError(f"eps=0.1, pad_id=3 and targets 0, 1 and 2 in row 1: got {got.item():.4f}, expected {want.item():.4f}; " + (
+            "likely the pads found as target > pad_id: the positions whose target is below pad_id were left out too; leave out "
+            "target == pad_id alone, target != pad_id" if abs(got - above) <= rounding_tol(above, 2 * 11 + below.numel()) else
+            _ls_kept(fn) or "leave out the positions whose target is pad_id, and those alone"))
+
+def _ls_vocab(fn):
+    "Fails with one line when your loss is wrong on another vocabulary, V = 13: a V written in (the example's 11), named."
+    g13 = torch.Generator().manual_seed(3)                                          # another vocabulary, V = 13
+    lg13, t13 = torch.randn(3, 7, 13, generator=g13), torch.randint(4, 13, (3, 7), generator=g13)
+    t13[0, 0] = 12                                                                 # the last id among the targets, as F.one_hot(target) needs
+    got, want = torch.as_tensor(fn(lg13, t13, 0.1)).detach().float(), label_smoothing_loss(lg13, t13, 0.1)
+    if abs(got - want) > rounding_tol(want, 2 * 13 + t13.numel()):
+        lp13 = lg13.log_softmax(-1)
+        k = next((k for k in range(2, 64) if abs(got - (v := ((1 - 0.1) * -lp13.gather(-1, t13[..., None])[..., 0] - 0.1 * 13 / k * lp13.mean(-1)).mean())) <= rounding_tol(v, 2 * 13 + t13.numel())), None)
+        raise AssertionError(f"eps=0.1, logits of another vocabulary, V = 13: got {got.item():.4f}, expected {want.item():.4f}; " + (
+            f"likely V = {k} written in{' (the example' + chr(39) + 's 11)' * (k == 11)}: your q gives each token eps / {k}; the vocabulary's size is "
+            "the logits' last axis, V = logits.shape[-1] (13 here)" if k not in (None, 13) else _ls_kept(fn) or _smoothing_mistake(lg13, t13, 0.1, got, fn)))
+
+def _ls_sliced(fn, logits, padded):
+    "Fails with one line when your loss fails on, or is wrong on, a target sliced as seq2seq_loss passes it, tgt[:, 1:] (not contiguous): .view named."
+    sliced = torch.cat([torch.full((len(padded), 1), 2), padded], 1)[:, 1:]                    # tgt[:, 1:] as seq2seq_loss passes it: not contiguous
+    try: got = torch.as_tensor(fn(logits, sliced, 0.1)).detach().float()
+    except RuntimeError as e:
+        if 'view' not in str(e): raise
+        raise AssertionError(f"eps=0.1, a target sliced as seq2seq_loss passes it, tgt[:, 1:]: your loss raised RuntimeError ({e}): "
+                             ".view(-1) needs a tensor laid out in one piece, and a slice is not; use .reshape(-1), which copies when it must") from None
+    assert abs(got - label_smoothing_loss(logits, padded, 0.1)) <= rounding_tol(got, 2 * 11 + padded.numel()), \
+        f"eps=0.1, a target sliced as seq2seq_loss passes it, tgt[:, 1:]: got {got.item():.4f}, expected {label_smoothing_loss(logits, padded, 0.1).item():.4f}"
 
 
 # %% ../../nbs/course_training.ipynb #a26c0909
@@ -421,18 +592,18 @@ def check_label_smoothing(fn) -> bool:
             want = label_smoothing_loss(logits, t, eps)
             assert torch.allclose(want, F.cross_entropy(logits.view(-1, 11), t.view(-1), label_smoothing=eps, ignore_index=PAD_ID))
             if abs(got - want) >= 1e-5:
-                raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(logits, t, eps, got, fn)}")
+                raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_ls_kept(fn) or _ls_nonzero(fn, eps) or _smoothing_mistake(logits, t, eps, got, fn)}")
         big = logits * 50                                                                # gaps of hundreds between logits
         got, want = torch.as_tensor(fn(big, target, 0.1)).detach().float(), label_smoothing_loss(big, target, 0.1)
         assert torch.isclose(got, want, rtol=1e-4, atol=1e-4), (f"eps=0.1, logits 50 times larger: got {got.item():.4f}, expected {want.item():.4f}; " + (
-            "likely log(softmax(logits)): softmax underflows to 0 for a token far below the largest, and log 0 = -inf; log_softmax(logits) "
-            "computes the same stably" if not torch.isfinite(got) else _smoothing_mistake(big, target, 0.1, got, fn)))
+            _ls_roots(fn, big, target, got) if not torch.isfinite(got) else _ls_floor(big, target, got) or _smoothing_mistake(big, target, 0.1, got, fn)))
         other = padded.clone(); other[padded == PAD_ID] = 3                           # the same padding, written with pad_id=3
         got = torch.as_tensor(fn(logits, other, 0.1, pad_id=3)).detach().float()
         if abs(got - label_smoothing_loss(logits, padded, 0.1)) >= 1e-5:
             raise AssertionError(f"eps=0.1, targets padded with pad_id=3: got {got.item():.4f}, expected "
-                                 f"{label_smoothing_loss(logits, padded, 0.1).item():.4f}; likely PAD_ID where the argument "
-                                 "pad_id belongs: leave out the positions whose target is pad_id")
+                                 f"{label_smoothing_loss(logits, padded, 0.1).item():.4f}; " + (_ls_kept(fn) or "likely PAD_ID where the argument "
+                                 "pad_id belongs: leave out the positions whose target is pad_id"))
+        _ls_below(fn, logits, other); _ls_vocab(fn); _ls_sliced(fn, logits, padded)       # ids below pad_id, V = 13, a sliced target
         low = target.clamp(max=9)                                                      # no target of the last id, V - 1 = 10
         try: got = torch.as_tensor(fn(logits, low, 0.1)).detach().float()
         except RuntimeError as e: raise AssertionError(f"eps=0.1, no target of the last id: your loss raised RuntimeError ({e}); likely F.one_hot(target) "
