@@ -60,7 +60,7 @@ def _im2col_story(fn, q, k, v, r:int) -> str|None:
     return None
 
 
-# %% ../../nbs/course_complexity.ipynb #a30c0701
+# %% ../../nbs/course_complexity.ipynb #a41c0701
 def _att_tol(q, k, v, r:int) -> float:
     "How far two right computations of restricted attention (or of a probe's variant) may differ: the scores' rounding (d_k terms) carried through the weights to the largest value, plus the weighted average's (2 * (r // 2) + 1 terms); the largest entry of q, k and v stands for the values, since a probe may swap their roles."
     top = max(t.abs().max().item() for t in (q, k, v))
@@ -70,6 +70,7 @@ def _moved(a, b, tol:float) -> list[int]:
     "The positions (queries) where outputs `a` and `b` differ by more than `tol`, in any batch entry, head or feature."
     return ((a - b).abs().amax((0, 1, 3)) > tol).nonzero().flatten().tolist()
 
+# %% ../../nbs/course_complexity.ipynb #a30c0701
 def _short_window(fn, q, k, v) -> bool:
     "Whether `fn`'s windows hold 2 * (r // 2) keys, one short: probed at r = 9, key t moves the 8 queries t - 3 .. t + 4, not t - 4 .. t + 4."
     n, t = q.shape[-2], q.shape[-2] // 2
@@ -92,8 +93,7 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
     if c := next((m for m in (2 * w + 1, 1) if torch.allclose(ones, torch.full_like(ones, m / v.shape[-1]), rtol=1e-4, atol=0)), 0):   # relative: the outputs are m / d_v
         return (f"with every value 1 your output is {'(2 * (r // 2) + 1)' if c > 1 else '1'} / d_v = {c}/{v.shape[-1]} everywhere: the softmax ran over "
                 "the features (the last axis of scores times values); softmax the window's scores over the keys, then weight the values")
-    tol1 = rounding_tol(1.0, 2 * (2 * w + 1))                                   # values of 1: the weights' sum and the average's rounding
-    off, feat = ~torch.isclose(ones, torch.ones_like(ones), rtol=0, atol=tol1), (ones.abs() <= tol1).flatten(0, -2).all(0)
+    off, feat = ~torch.isclose(ones, torch.ones_like(ones), rtol=0, atol=(t1 := rounding_tol(1.0, 2 * (2 * w + 1)))), (ones.abs() <= t1).flatten(0, -2).all(0)   # values of 1: the weights' sum's and the average's rounding
     if feat.any() and not feat.all() and torch.equal(off.flatten(0, -2).any(0), feat):
         return (f"with every value 1 your output is 0 in features {feat.nonzero().flatten().tolist()} and 1 in the others: the values' "
                 "features were shifted or padded: F.pad(t, (w, w)) pads the last axis, the features; pad the positions, F.pad(t, (0, 0, w, w))")
