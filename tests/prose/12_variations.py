@@ -95,6 +95,8 @@ def _check_12_prose():
            f"sd of Δ, {gv['family']['sd']:.2f} BLEU", f"a mean Δ of {gv['family']['detectable'][2]:.1f} BLEU to separate with two seeds, {gv['family']['detectable'][3]:.1f} with three and {gv['family']['detectable'][5]:.1f} with five",
            f"`big` ({gv['rows']['big']['mean']:+.1f}), four layers ({gv['rows']['C-N4']['mean']:+.1f}) and twice the\ndropout ({gv['rows']['D-drop0.2']['mean']:+.1f}) are single runs".replace('-', '−'),
            "on the CPU the last two separate", "a guess, untested")
+    assert gv['family']['detectable'][2] > max(r['bleu'] for r in g if r['variant'] == 'base')   # "The first exceeds the base's whole BLEU"
+    quoted('12t00005', "The first exceeds the base's whole BLEU")
     test_eq([gv['rows'][o]['n_seeds'] for o in ('big', 'C-N4', 'D-drop0.2')], [1, 1, 1])
     test_eq(table3_variants(PRESETS['mini'])['big']['p_drop'], 0.3)
     quoted('a1b2c343', "With three seeds on the CPU, 32 heads, four layers and twice the dropout separate, all worse; none of the GPU's eight rows with two seeds separates; the rest have one seed")
@@ -113,6 +115,8 @@ def _check_12_prose():
     quoted('b18df25a', f"$d_{{model}}$ {mini['d_model']}, {mini['N']}+{mini['N']} layers, {mini['h']} heads of $d_k={mini['d_model'] // mini['h']}$,\n"
            f"$d_{{ff}}={mini['d_ff']}$, {t3_base['params'] / 1e6:.1f}M parameters")
     quoted('b18df25a', f"a single head is {-pd3('A-h1'):.1f} BLEU worse than eight")
+    NotebookFile('09_training.ipynb').quoted('d5e0c727', "100,000 steps", "The big models were trained for 300,000 steps")   # §5.2, as 09 quotes it
+    quoted('b18df25a', "trains each variant for 100k\nupdates (big: 300k)")
     quoted('ba454799', f"the paper's 6 → 2 layers: {-pd3('C-N2'):.1f} BLEU)", f"the paper's quarter,\n  $d_k = 16$, costs {-pd3('B-dk16'):.1f}",
            f"(the paper's halving: {-pd3('C-d256'):.1f})", f"(the paper's doubling: {pd3('C-d1024'):.1f})",
            f"+{d3('A-h1'):.1f} against eight of 16 (the paper: −{-pd3('A-h1'):.1f})", f"the paper's −{-pd3('D-drop0.0'):.1f}",
@@ -143,6 +147,8 @@ def _check_12_prose():
     MT = load_attention('../results/attention/multi30k.json'); mt = MT['sentences'][0]
     src, out, tin = mt['labels']['src'], mt['labels']['tgt_out'], mt['labels']['tgt_in']
     enc, cross, dec = (mt['maps'][k][2] for k in ('encoder', 'cross', 'decoder'))             # layer 3: (h, n_q, n_k)
+    test_eq((tin[0], tin[1:]), ('<s>', out[:-1]))                                         # the decoder map's keys: its input, the output shifted right, <s> first
+    quoted('b77a1888', "the decoder reads its input, the output shifted right, `<s>` first")
     test_eq([w is None for w in mt['maps']['cross']], [True, True, False])                   # the file keeps the last layer
     test_eq((MT['name'], MT['direction'], MT['step'], MT['beam'], MT['layers']), ('multi30k', 'de-en', 1500, 4, [3]))
     quoted('b77a1888', f"*{mt['src']}*", f"*{mt['hyp']}*", f"after {MT['step']:,} updates", f"{MT['config']['N']} layers of {MT['config']['h']} heads")
