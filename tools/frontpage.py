@@ -104,14 +104,14 @@ PATH = [
     ('03_ffn', '§3.3', 'the position-wise feed-forward network, two 1×1 convolutions, where the parameters are'),
     ('04_embeddings', '§3.4', 'embeddings scaled by $\\sqrt{d_{model}}$, the pre-softmax projection, weight tying'),
     ('05_positional_encoding', '§3.5', 'sinusoidal encodings, relative offsets as rotations, learned positions'),
-    ('06_model', '§3.1, Table 3', 'post-LN sub-layers, the encoder and decoder stacks, every Table 3 model'),
+    ('06_model', '§3.1, Table 3', 'sub-layers normalised after the residual (post-LN), the encoder and decoder stacks, every Table 3 model'),
     ('07_why_self_attention', '§4, Table 1', 'cost per layer, sequential operations and path length, measured'),
-    ('08_data', '§5.1', 'the corpora, a joint BPE vocabulary, batches by token count'),
+    ('08_data', '§5.1', 'the corpora, one subword (BPE) vocabulary for both languages, batches by token count'),
     ('09_training', '§5.2–5.4', 'the warm-up schedule, dropout, label smoothing, a training loop'),
     ('10_decoding', '§6.1', 'greedy and beam search, the length penalty, checkpoint averaging'),
     ('11_results', '§6.1, Table 2', 'BLEU with sacreBLEU and why scores disagree, Table 2 and its costs, our results beside it'),
     ('12_variations', '§6.2, Table 3', 'Table 3 at Multi30k scale against a seed band, a trained model\'s attention maps'),
-    ('13_parsing', '§6.3, Table 4', 'constituency parsing as translation, bracket F1'),
+    ('13_parsing', '§6.3, Table 4', 'constituency parsing as translation, scored by matched brackets (F1)'),
     ('14_since_2017', 'after the paper', "five later changes as swaps in the paper's model, measured on its task"),
 ]
 
