@@ -34,7 +34,7 @@ Notebooks with more flagged cells start first: the flagged cells are the long on
 The copy is made from the files git tracks plus untracked files it does not ignore (so `runs/`, `.venv/` and build
 outputs stay behind) and deleted afterwards: running the notebooks never changes the working tree. The package
 itself is imported from wherever it is installed (`pip install -e .` for the checkout)."""
-import argparse, json, os, platform, re, shutil, subprocess, sys, tempfile, time
+import argparse, json, os, platform, re, shutil, signal, subprocess, sys, tempfile, threading, time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -186,7 +186,8 @@ def run_one(nb_path:str, budget:float, save_to:str|None, keep_env:bool, native:b
     res = dict(notebook=path.name, status='ok', error='', cells=sum(c.cell_type == 'code' for c in nb.cells),
                kernels=env.get('ATEN_CPU_CAPABILITY', 'native'))
     log = path.with_name(path.name + '.kernel.log')     # the kernel's own stderr: shown if it dies
-    try:
+    sigint = signal.getsignal(signal.SIGINT)           # nbclient's event loop leaves Python's Ctrl-C handler behind, even where
+    try:                                               # the caller ignored Ctrl-C (a background job, nohup): put back what was
         with open(log, 'w') as err: client.execute(stderr=err, env=env)
     except CellTimeoutError:
         res.update(status='over budget', error=f"still running after the {budget:.0f} s budget")
@@ -197,6 +198,8 @@ def run_one(nb_path:str, budget:float, save_to:str|None, keep_env:bool, native:b
         res.update(status='error', error=f"the kernel died ({str(e).splitlines()[0][:200]}) {tail[-300:]}")
     except Exception as e:                       # the kernel did not start, a bad notebook file, ...
         res.update(status='error', error=f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}")
+    finally:
+        if sigint is not None and threading.current_thread() is threading.main_thread(): signal.signal(signal.SIGINT, sigint)
     res['seconds'] = round(time.perf_counter() - t0, 1)
     res['cpu'] = round(children_cpu() - cpu0, 1)   # on a busy machine the wall time misleads; the CPU time much less
     if res['status'] == 'ok' and res['seconds'] > budget:
