@@ -37,6 +37,7 @@ _ci = _json.loads(_Path('../results/ci_times.json').read_text(encoding='utf-8'))
 _min = lambda x: f"{x / 60:.0f}"
 assert _ci['hardware'].startswith('Intel(R) Xeon(R)') and _ci['total_s'] < 50 * 60, _ci   # CI's time limit: 50 minutes
 _q('d0e0a004', f"the last whole run took **{_min(_ci['total_s'])} minutes**: {_min(_ci['fast_tier_s'])} for README's",
+   f"{_min(_ci['avx2_pass_s'])} for its pytest again on the AVX2 kernels,",
    f"{_min(_ci['slow_tier_s'])} for the slow tier ({_min(_ci['slow_pytest_s'])} of pytest, {_min(_ci['portability_s'])} for the portability pass)")
 
 del _json, _re, _Path, _NotebookFile, _q, _hardware_of, _hw, _pp, _py, _torch, _sb, _clock, _ci, _min
