@@ -1026,7 +1026,7 @@ _T37 = {   # label: (the exercise, the answer's code, what its message must say)
     '(a variant) dropout of 2 p_drop': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model:int, p_drop:float):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(min(2 * p_drop, 0.9))\n    def forward(self, x, f):\n        return self.norm(x + self.drop(f(x)))',
         'the rate it used is 2 p_drop, not the rate it was given'),
     '(a variant) a dropout rate fixed at 0.05': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model:int, p_drop:float):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(0.05)\n    def forward(self, x, f):\n        return self.norm(x + self.drop(f(x)))',
-        'a rate fixed at 0.05 whatever p_drop is'),
+        'a rate fixed at about 0.05 whatever p_drop is'),
     '0.5 (x + f(x)) normalised': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model:int, p_drop:float):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return self.norm(0.5 * (x + self.drop(f(x))))',
         'your output is LayerNorm(0.5 (x + f(x)))'),
     '0.5 times the normalised sum': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model:int, p_drop:float):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return 0.5 * self.norm(x + self.drop(f(x)))',

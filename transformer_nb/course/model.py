@@ -203,12 +203,13 @@ def _drop_rate(s, ln, p:float, built=None) -> str:
                 "the dropout from the argument, nn.Dropout(p_drop)")
     if q2 is not None and abs(q - q2) < 0.02:
         return (f"with p_drop = {p} your dropout drops about {q:.0%} of the entries, and with p_drop = {p2} about {q2:.0%}: a rate fixed at "
-                f"{q:.2g} whatever p_drop is; build the dropout from the argument, nn.Dropout(p_drop)")
+                f"about {q:.2f} whatever p_drop is; build the dropout from the argument, nn.Dropout(p_drop)")
     c = q / p
     if q2 is not None and abs(q2 / p2 - c) < 0.1 * c:
+        k, v = next(((k, v) for k, v in (('p_drop / 2', 0.5), ('2 p_drop', 2.0), ('p_drop / 10', 0.1)) if abs(c / v - 1) < 0.1), (f"{c:.2g} p_drop", None))
+        if v is not None: q, q2 = v * p, v * p2                                   # a named factor: its rates, not the sample's noise
         return (f"with p_drop = {p} your dropout drops about {q:.0%} of the entries, and with p_drop = {p2} about {q2:.0%}: the rate it used is "
-                + next((f"{k}" for k, v in (('p_drop / 2', 0.5), ('2 p_drop', 2.0), ('p_drop / 10', 0.1)) if abs(c / v - 1) < 0.1), f"{c:.2g} p_drop")
-                + ", not the rate it was given, p_drop; build nn.Dropout(p_drop) from the argument as it is")
+                f"{k}, not the rate it was given, p_drop; build nn.Dropout(p_drop) from the argument as it is")
     return f"with p_drop = {p} your dropout drops about {q:.0%} of the entries, not {p:.0%}: Dropout(f(x)) with nn.Dropout(p_drop)"
 
 
