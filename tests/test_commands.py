@@ -366,7 +366,7 @@ def test_the_option_classes_need_nothing_of_training():
     from pathlib import Path
     tree = ast.parse(Path(o.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert imported <= {'typing', 'dataclasses', 'functools', 'decimal', 'fastcore.docments', 'config', 'training_config', 'decoding_config', 'variations_config'}, imported   # 06's, 09's, 10's and 12's settings, without PyTorch
+    assert imported <= {'typing', 'dataclasses', 'functools', 'decimal', 'textwrap', 'config', 'training_config', 'decoding_config', 'variations_config'}, imported   # 06's, 09's, 10's and 12's settings, without PyTorch
     import transformer_nb.apps.tasks as tasks
     assert not {'trainer', 'evaluation', 'workflow'} & {n.module.split('.')[-1] for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
                                                          if isinstance(n, ast.ImportFrom) and n.level and n.module and n.col_offset == 0}

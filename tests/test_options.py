@@ -37,3 +37,16 @@ def test_table3s_rows_are_12s_rows_declared_once():
     src = inspect.getsource(options)
     presets = src[src.index('PRESETS = {'):src.index('def get_config')]
     assert not re.findall(r"'[A-E]-", presets), "a Table 3 row written out in lib_options' presets"
+
+def test_every_settings_help_is_read_as_fastcore_reads_it():
+    "`_field_docs` (each module parsed once) gives every dataclass of the package the help fastcore's `docments` gives it."
+    import dataclasses, importlib, pkgutil
+    import transformer_nb
+    from fastcore.docments import docments
+    from transformer_nb.lib.options import _field_docs
+    mods = [importlib.import_module(m.name) for m in pkgutil.walk_packages(transformer_nb.__path__, 'transformer_nb.')]
+    classes = {v for m in mods for v in vars(m).values()
+               if isinstance(v, type) and dataclasses.is_dataclass(v) and v.__module__.startswith('transformer_nb.')}
+    assert len(classes) >= 30, sorted(c.__qualname__ for c in classes)
+    for c in classes: assert _field_docs(c) == {k: v for k, v in docments(c).items() if k != 'return'}, c
+    assert sum(bool(v) for c in classes for v in _field_docs(c).values()) >= 100     # most fields have a help to read

@@ -195,6 +195,40 @@ def from_text(text:str, base:type):
         return int(Decimal(t))                                     # no digit limit: arithmetic, not int(str)
     return base(t) if base in _WRITTEN and _WRITTEN[base].fullmatch(t) else text
 
+# %% ../../nbs/lib_options.ipynb #b96f0d01
+@cache
+def _parsed(file:str) -> tuple:
+    "(syntax tree, {line: comment}) of the Python source file `file`, read and parsed once."
+    import ast, io, linecache, tokenize
+    src = ''.join(linecache.getlines(file))
+    return ast.parse(src), {t.start[0]: t.string for t in tokenize.generate_tokens(io.StringIO(src).readline) if t.type == tokenize.COMMENT}
+
+def _field_docs(cls) -> dict:
+    """Each `__init__` field of the dataclass `cls` -> its help, as fastcore's `docments(cls)` reads it: the comment on
+    the line that declares the field in `cls`'s body, else the comment lines right above it, else the first string in its
+    `Annotated` type; None without one. Each module's source is parsed once, not once a class: a command starts faster."""
+    import ast, inspect
+    from textwrap import dedent
+    node, own, body = None, {}, {}
+    try: file = inspect.getsourcefile(cls) if cls.__module__ != '__main__' else None
+    except (TypeError, OSError): file = None                         # a class typed in a notebook cell: no file to read
+    if file:
+        node, comments = _parsed(file)
+        for name in cls.__qualname__.split('.'):                     # the class, nested where it is
+            node = next((n for n in getattr(node, 'body', ()) if isinstance(n, ast.ClassDef) and n.name == name), None)
+    if node is not None:
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        own = {l: c[1:] for l, c in comments.items() if start <= l <= node.end_lineno}
+        body = {s.lineno: s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+    def above(l):                                                    # the comment lines right above line l
+        got = []
+        while (l := l - 1) >= start and l in own and l not in body: got.append(own[l])
+        return dedent('\n'.join(reversed(got))) if got else None
+    lines = {v: k for k, v in body.items()}
+    said = {n: (own[l].strip() if l in own else above(l)) for n, l in lines.items()}
+    meta = lambda f: next((o for o in (get_args(f.type)[1:] if get_origin(f.type) is Annotated else ()) if isinstance(o, str)), None)
+    return {f.name: said.get(f.name) or meta(f) for f in fields(cls) if f.init}
+
 # %% ../../nbs/lib_options.ipynb #a24d0013
 @dataclass(frozen=True)
 class _Setting:
@@ -212,10 +246,9 @@ def _default(f):
 @cache
 def settings(cls) -> tuple[_Setting, ...]:
     "The declarations of the settings dataclass `cls`, in order: each field's annotation (`Annotated` kept), default and comment (an inherited field's from the class that declares it)."
-    from fastcore.docments import docments
     hints, docs = get_type_hints(cls, include_extras=True), {}
     for c in reversed(cls.__mro__):                                  # a base's fields first, as `fields` orders them
-        if is_dataclass(c): docs |= {k: v for k, v in docments(c).items() if v}
+        if is_dataclass(c): docs |= {k: v for k, v in _field_docs(c).items() if v}
     return tuple(_Setting(f.name, hints[f.name], parts(hints[f.name]), _default(f), docs.get(f.name) or '') for f in fields(cls))
 
 def validate(obj):
