@@ -30,19 +30,7 @@ def runs_slow_tests(config) -> bool:
     "Whether this session keeps the tests marked `slow`: with `--slow`, or with a `-m` expression, which chooses alone."
     return config.getoption('--slow') or bool(config.getoption('markexpr'))
 
-# The files whose tests take longest (the slow tier's, summed, about 90 to 300 s each), scheduled first: `--dist loadfile`
-# hands each worker a file at a time in collection order, and a long file left for last keeps one worker busy alone.
-LONGEST_FIRST = ('test_cli_tools.py', 'test_cli_train.py', 'test_cluster.py', 'test_export.py', 'test_exercises_10.py',
-                 'test_exercises_09.py', 'test_checkpoints.py', 'test_live.py', 'test_safeguards.py', 'test_trainer.py',
-                 'test_tools_agree.py', 'test_bench.py', 'test_commands.py')
-
-def _longest_first(items):
-    "Order `items` by LONGEST_FIRST's files, then the rest as collected (a stable sort: each file's tests keep their order)."
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda it: rank.get(it.path.name, len(rank)))
-
 def pytest_collection_modifyitems(config, items):
-    _longest_first(items)
     if runs_slow_tests(config): return
     slow = [it for it in items if it.get_closest_marker('slow')]
     if slow:

@@ -176,8 +176,3 @@ def test_a_module_another_notebook_writes_is_left_to_it(tmp_path):
     _nbdev_export(where, 'nbs/06_model.ipynb')
     text = (where / 'transformer_nb/other.py').read_text()
     assert text.startswith(other.split('__all__')[0]) and 'def f(): return 1' in text
-
-def test_the_files_scheduled_first_exist():
-    "conftest's LONGEST_FIRST names test files that exist (a renamed file would silently lose its place at the front)."
-    from conftest import LONGEST_FIRST
-    assert LONGEST_FIRST and all((ROOT/'tests'/n).is_file() for n in LONGEST_FIRST), LONGEST_FIRST
