@@ -50,3 +50,27 @@ def test_every_settings_help_is_read_as_fastcore_reads_it():
     assert len(classes) >= 30, sorted(c.__qualname__ for c in classes)
     for c in classes: assert _field_docs(c) == {k: v for k, v in docments(c).items() if k != 'return'}, c
     assert sum(bool(v) for c in classes for v in _field_docs(c).values()) >= 100     # most fields have a help to read
+
+def test_a_help_read_beside_above_or_from_annotated_and_an_empty_comment_as_fastcore_reads_them(tmp_path, monkeypatch):
+    "Each way a field's help can be written, in a module of its own: `_field_docs` reads it as `docments` does."
+    import importlib, textwrap
+    from fastcore.docments import docments
+    from transformer_nb.lib.options import _field_docs
+    (tmp_path / 'fd_case.py').write_text(textwrap.dedent('''\
+        from dataclasses import dataclass, field
+        from typing import Annotated
+        @dataclass
+        class A:
+            x: int = 1  #
+            # two lines
+            #   above
+            y: Annotated[int, 'meta'] = 2
+            z: Annotated[int, 'meta2'] = 3   # beside
+            w: Annotated[int, 'meta3'] = 4
+            v: int = field(default=5, init=False)   # not an argument
+            u: int = 6
+        '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    A = importlib.import_module('fd_case').A
+    assert _field_docs(A) == {'x': '', 'y': 'two lines\n  above', 'z': 'beside', 'w': 'meta3', 'u': None}
+    assert _field_docs(A) == {k: v for k, v in docments(A).items() if k != 'return'}

@@ -224,10 +224,9 @@ def _field_docs(cls) -> dict:
         got = []
         while (l := l - 1) >= start and l in own and l not in body: got.append(own[l])
         return dedent('\n'.join(reversed(got))) if got else None
-    lines = {v: k for k, v in body.items()}
-    said = {n: (own[l].strip() if l in own else above(l)) for n, l in lines.items()}
+    said = {n: (own[l].strip() if l in own else above(l)) for l, n in body.items()}
     meta = lambda f: next((o for o in (get_args(f.type)[1:] if get_origin(f.type) is Annotated else ()) if isinstance(o, str)), None)
-    return {f.name: said.get(f.name) or meta(f) for f in fields(cls) if f.init}
+    return {f.name: meta(f) if said.get(f.name) is None else said[f.name] for f in fields(cls) if f.init}   # an empty comment stays empty
 
 # %% ../../nbs/lib_options.ipynb #a24d0013
 @dataclass(frozen=True)
