@@ -260,8 +260,9 @@ def test_the_front_translator_replaces_the_cells_words_on_the_site_only(monkeypa
     assert sum(site_html.MARKER in ''.join(c['source']) for c in nb['cells'] if c['cell_type'] == 'markdown') == 1
 
 def test_a_table_cell_that_is_one_hyphenated_name_stays_whole_on_the_site_only(monkeypatch):
-    "A run's record, a row or a seed alone in a table cell becomes a `tnb-whole` span (styles.css: nowrap); cells of words,"
-    " numbers, code and the rule line stay as they are, as do rows in fenced code and README's copy."
+    "A run's record, a row or a seed alone in a table cell becomes a `tnb-whole` span (styles.css: nowrap); in cells of"
+    " words only a name with hyphens does (pre-LN; see the next test); numbers, code and the rule line stay as they are,"
+    " as do rows in fenced code and README's copy."
     table = ("| data | record | Δ |\n|---|---|---:|\n| multi30k de-en | m30k-de-en-small-e14-avg5-beam4 | -0.91 |\n"
              "| `tnb-train` | C-dff1024 | pre-LN and rope |\n\n```\n| a-b | c |\n```")
     cell = {'cell_type': 'markdown', 'source': table, 'outputs': []}
@@ -274,13 +275,30 @@ def test_a_table_cell_that_is_one_hyphenated_name_stays_whole_on_the_site_only(m
     rows = cell['source'].split('\n')
     assert rows[:2] == table.split('\n')[:2]
     assert rows[2] == "| multi30k de-en | [m30k-de-en-small-e14-avg5-beam4]{.tnb-whole} | -0.91 |"
-    assert rows[3] == "| `tnb-train` | [C-dff1024]{.tnb-whole} | pre-LN and rope |"
+    assert rows[3] == "| `tnb-train` | [C-dff1024]{.tnb-whole} | [pre-LN]{.tnb-whole} and rope |"
     assert rows[-2] == "| a-b | c |", "a row inside fenced code is code"
     assert out['outputs'][0]['data']['text/markdown'] == '\n'.join(rows[:4])
     css = (NBS / 'styles.css').read_text(encoding='utf-8')
     assert re.search(r'main table \.tnb-whole \{\s*white-space: nowrap;', css)
     procs = (ROOT / 'pyproject.toml').read_text(encoding='utf-8')
     assert 'site_html:whole_names' in procs
+
+def test_names_in_a_cell_of_words_stay_whole_on_the_site(monkeypatch):
+    "In a cell of words, a name with hyphens that is no compound of lower-case words (a file, a language pair, a hash's"
+    " name, pre-LN) and an arrow `->` become `tnb-whole` spans: use's table of the published models showed"
+    " 'multi30k-de-/en.pt' and 'German -/> English' on a phone. A compound ('self-attention') may still break at its"
+    " hyphen; code, links, maths and HTML in the cell are left as they are."
+    monkeypatch.setenv('TNB_SITE', '1')
+    from frontpage import models_table                                 # tools/frontpage.py: use's table of the published models
+    cell = {'cell_type': 'code', 'source': '', 'outputs': [{'data': {'text/markdown': models_table().data}}]}
+    site_html.whole_names(cell)
+    md = cell['outputs'][0]['data']['text/markdown']
+    assert '| German [->]{.tnb-whole} English, Multi30k' in md and '| [multi30k-de-en.pt]{.tnb-whole}, ' in md, md
+    assert '`multi30k-de-en`' in md and '{.tnb-whole}`' not in md and '`[' not in md, "code stays as it is"
+    row = "| a self-attention row | pre-LN, EN-DE and SHA-256 -> [m-1](06_model.ipynb#x-y) $d_{k}-1$ <b>C-1</b> `tnb-train --seed` |"
+    assert site_html._whole_row(row) == ("| a self-attention row | [pre-LN]{.tnb-whole}, [EN-DE]{.tnb-whole} and [SHA-256]{.tnb-whole} "
+                                         "[->]{.tnb-whole} [m-1](06_model.ipynb#x-y) $d_{k}-1$ <b>[C-1]{.tnb-whole}</b> `tnb-train --seed` |")
+    assert site_html._whole_row(site_html._whole_row(row)) == site_html._whole_row(row), "a second pass changes nothing"
 
 def test_the_colab_badge_comes_from_the_site(monkeypatch):
     md = f'<a href="https://colab.research.google.com/github/x"><img src="{site_html.COLAB_IMG}" alt="Open In Colab"></a>'
@@ -388,3 +406,62 @@ def test_names_in_tables_stay_whole_over_the_rules_that_would_break_them():
     link = _rule(css, 'main .table a')                                   # (0,1,2) > Bootstrap's (0,1,1)
     assert link['word-break'] == 'keep-all' and link['overflow-wrap'] == 'normal' and link['white-space'] == 'normal'
     assert _rule(css, '.cell-output-display table td:first-child')['white-space'] == 'nowrap'
+
+
+# --- the site's tables in a real browser (tests/site_names.mjs; the tier of slow tests) ----------------------------------
+
+def quarto_table_html(md:str, output:bool) -> str:
+    "A Markdown table as Quarto writes it on the site: test_live's `table_html`, its `tnb-whole` spans as spans, the"
+    " column widths Pandoc gives a pipe table with a line longer than 72 characters (the share of each column's dashes),"
+    " and a cell output's classes (Quarto's `table-sm table-striped small`)."
+    from test_live import table_html
+    html = re.sub(r'\[([^\]]*)\]\{\.tnb-whole\}', r'<span class="tnb-whole">\1</span>', table_html(md))
+    lines = md.strip().splitlines()
+    if max(map(len, lines)) > 72:
+        dashes = [len(c.strip(' :')) for c in lines[1].strip()[1:-1].split('|')]
+        html = html.replace('<thead>', '<colgroup>' + ''.join(f'<col style="width: {100 * d / sum(dashes):.0f}%">' for d in dashes) + '</colgroup><thead>', 1)
+    return html.replace('class="caption-top table"', 'class="caption-top table table-sm table-striped small"') if output else html
+
+def site_tables_page(folder:Path) -> Path:
+    "Every Markdown table of the notebooks (test_live's `markdown_tables`) as the site's docs processors leave it"
+    " (site_html.whole_names) and Quarto lays it out, with the site's stylesheet."
+    import shutil
+    from test_live import QUARTO_TABLES, markdown_tables
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(NBS / 'styles.css', folder / 'styles.css')
+    parts = []
+    for i, (nb, t, output) in enumerate(markdown_tables(kinds=True)):
+        cell = {'cell_type': 'code', 'source': '', 'outputs': [{'data': {'text/markdown': t}}]}
+        site_html.whole_names(cell)
+        table = quarto_table_html(cell['outputs'][0]['data']['text/markdown'], output)
+        parts.append(f'<div class="cell-output cell-output-display" data-from="{nb} {i}">{table}</div>' if output else f'<section data-from="{nb} {i}">{table}</section>')
+    small = ' .table-sm>:not(caption)>*>*{padding:.25rem .25rem} .small{font-size:.875em}'
+    (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
+                                       f'<link rel="icon" href="data:,"><style>{QUARTO_TABLES}{small}</style><link rel="stylesheet" href="styles.css"></head>'
+                                       f'<body><main>{"".join(parts)}</main></body></html>', encoding='utf-8')
+    return folder
+
+@pytest.mark.slow
+def test_names_in_the_sites_tables_stay_on_one_line_in_chromium(tmp_path, monkeypatch):
+    "Every Markdown table of the notebooks as the site shows it (whole_names, Quarto's column widths and classes, the"
+    " site's stylesheet), in headless Chromium 390 and 1,400 px wide: no name of a cell on two lines, measured on its"
+    " line boxes (a file 'multi30k-de-en.pt', an arrow '->', a row 'C-dff1024', code `tnb-train`), every table within"
+    " the window or scrolling in its own box, the page no wider than the window. Before names in cells of words were"
+    " kept whole, use's table of the published models split 'multi30k-de-/en.pt' and '-/>' at 390 px."
+    import os, subprocess
+    from test_live import chromium, playwright, serve
+    playwright(); chromium()
+    monkeypatch.setenv('TNB_SITE', '1')
+    with serve(site_tables_page(tmp_path / 'site')) as url:
+        got = {}
+        for width in (390, 1400):
+            r = subprocess.run(['node', ROOT / 'tests' / 'site_names.mjs', url], capture_output=True, text=True, encoding='utf-8', timeout=120,
+                               env={**os.environ, 'CHROMIUM': chromium(), 'WIDTH': str(width)})
+            assert r.returncode == 0, r.stderr[-2000:]
+            got[width] = json.loads(r.stdout)
+    for width, out in got.items():
+        assert not out['errors'], out['errors']
+        assert any(t['from'].startswith('use.ipynb') for t in out['tables']), "use's table of the published models is measured"
+        assert not out['split'], (width, out['split'][:5])
+        assert all(t['right'] <= out['width'][1] for t in out['tables']), (width, [t for t in out['tables'] if t['right'] > out['width'][1]][:3])
+        assert out['width'][0] <= out['width'][1], (width, out['width'])

@@ -10,7 +10,11 @@ nothing a notebook stores, so Jupyter, Colab and README keep the notebooks as th
   CDN (it does for any HTML output, for widgets), which would also hide `window.katex` and leave the page's maths raw.
 - `whole_names`: a table cell that holds one name with hyphens and nothing else (a run's record `m30k-de-en-small-avg5-beam4`,
   a row `C-dff1024`, a seed `base-seed1`) becomes a span of class `tnb-whole`, which styles.css keeps on one line: a
-  browser may break after any hyphen, and a name broken there reads as two. Cells with words still wrap.
+  browser may break after any hyphen, and a name broken there reads as two. In a cell of words, each name with hyphens
+  that is no English compound (a file `multi30k-de-en.pt`, `EN-DE`, `SHA-256`, `pre-LN`: a digit, a capital, a dot or an
+  underscore in it) and each arrow `->` (which broke as '-' at a line's end and '>' at the next one's start) becomes
+  such a span too; a compound of lower-case words ('self-attention') may break at its hyphen as in running text, and
+  the cell still wraps at its spaces. Code, links, maths and HTML in a cell are left as they are.
 - `colab_badge`: the Colab badge's image comes from the site itself (colab-badge.svg, a resource in _quarto.yml), not
   from colab.research.google.com; the badge still links to Colab.
 
@@ -73,12 +77,31 @@ def colab_badge(cell):
 
 _WHOLE = re.compile(r'[A-Za-z0-9][\w.+]*(?:-[\w.+]+)+')   # one name with hyphens: no space, no markup
 
+# In a cell of words: a name with hyphens (not inside a longer run of letters, hyphens or dots), or an arrow `->`
+_NAME = re.compile(r'(?<![\w.+\-])[A-Za-z0-9][\w.+]*(?:-[\w+]+(?:\.[\w+]+)*)+(?![\w\-])|(?<![-=<])->(?![->])')
+# What a cell's text leaves as it is: code, maths, a link or a span (text and target), HTML, an escaped character
+_KEEP = re.compile(r'(`+).*?\1|\$[^$]*\$|!?\[[^\]]*\](?:\([^)]*\)|\{[^}]*\})|<[^>]*>|\\.')
+
+def _is_name(tok:str) -> bool:
+    "An arrow, or a name with hyphens that is no compound of lower-case words ('self-attention' may break, 'pre-LN' not)."
+    return tok == '->' or not re.fullmatch(r'[a-z]+(?:-[a-z]+)+', tok)
+
+def _whole_words(text:str) -> str:
+    "A cell of words with each name with hyphens (see `_is_name`) and each arrow as a `tnb-whole` span."
+    out, at = [], 0
+    for k in [*_KEEP.finditer(text), None]:
+        end = k.start() if k else len(text)
+        out.append(_NAME.sub(lambda m: f'[{m.group(0)}]{{.tnb-whole}}' if _is_name(m.group(0)) else m.group(0), text[at:end]))
+        if k: out.append(k.group(0)); at = k.end()
+    return ''.join(out)
+
 def _whole_row(line:str) -> str:
-    "A pipe table's row with each cell that is one hyphenated name as a `tnb-whole` span; other rows as they are."
+    "A pipe table's row with each cell that is one hyphenated name as a `tnb-whole` span, and in the other cells each name"
+    " with hyphens that is no English compound and each arrow `->` as one; other rows as they are."
     s = line.strip()
     if not (s.startswith('|') and s.endswith('|')) or '\\|' in s or set(s) <= set('|-: '): return line
     cells = s[1:-1].split('|')
-    new = [f' [{c.strip()}]{{.tnb-whole}} ' if _WHOLE.fullmatch(c.strip()) else c for c in cells]
+    new = [f' [{c.strip()}]{{.tnb-whole}} ' if _WHOLE.fullmatch(c.strip()) else _whole_words(c) for c in cells]
     return line if new == cells else line[:len(line) - len(line.lstrip())] + '|' + '|'.join(new) + '|'
 
 def whole_names(cell):
