@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow        # the scripts run in a fresh process
 NUMBERS = ROOT / 'models' / 'numbers.pt'
 SENTENCES = ['seven', 'twenty-one', 'three hundred forty-two', 'nine thousand']
 GERMAN = ['sieben', 'einundzwanzig', 'dreihundertzweiundvierzig', 'neuntausend']
-ONNX_BENCHES = ('bench_onnx.py', 'bench_live.py', 'live_bench.mjs', 'live_steps.mjs', 'bench_live_node.py', 'live_node.mjs')   # the ONNX export's and the live page's: run with their tests
+ONNX_BENCHES = ('bench_onnx.py', 'bench_int8.py', 'bench_live.py', 'live_bench.mjs', 'live_steps.mjs', 'bench_live_node.py', 'live_node.mjs')   # the ONNX export's and the live page's: run with their tests
 
 HARNESS = r"""
 import contextlib, importlib.util, io, json, sys, time, traceback

@@ -476,6 +476,21 @@ def test_bench_onnx_runs_with_its_smallest_arguments(onnx_mods, ckpt, tmp_path):
     assert 0 <= rec['parity']['identical_fp32_beam4'] <= 1
 
 
+@pytest.mark.slow
+def test_bench_int8_runs_with_its_smallest_arguments(onnx_mods, ckpt, tmp_path):
+    "bench/bench_int8.py, whose figures the page's int8 notes quote, runs end to end on two sentences, with the small"
+    " trained model in place of the published one; a wrong use of its options stops with one line."
+    from conftest import ROOT, skip_without_multi30k
+    skip_without_multi30k()
+    run = lambda *a: subprocess.run([sys.executable, ROOT / 'bench' / 'bench_int8.py', *a], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=900)
+    r = run('--checkpoint', ckpt, '--models', 'de-en', '--n', '2', '--json', tmp_path / 'int8.json')
+    assert r.returncode == 0, r.stderr[-2000:]
+    m = json.loads((tmp_path / 'int8.json').read_text())['models']['de-en']
+    assert m['n_sentences'] == 2 and 0 <= m['changed'] <= 2 and set(m['bleu']) == {'float32', 'int8'} and m['bootstrap']['n_sentences'] == 2, m
+    assert 'int8 changes' in r.stdout
+    r = run('--checkpoint', ckpt, '--n', '2')
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].endswith("--checkpoint measures one model: give its languages with one --models"), r.stderr
+
 # A CTranslate2 export is checked as a checkpoint is: every file's size and sha256, recorded when written, before any use
 
 def _flip(p:Path, at:int=1000):

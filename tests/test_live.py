@@ -575,7 +575,9 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     assert not any('/models/en-de/' in u for u in out['requestsBeforeSwitch'])
     assert any('/models/en-de/' in u for u in out['requests']) and out['english'], out['english']
     assert out['switched']['placeholder'].startswith('Type an English sentence'), out['switched']
-    assert out['switched']['note'].count(int8_note()) == 1, out['switched']['note']   # what int8 changes, measured: said once, for the int8 model
+    notes = int8_notes()                                          # what int8 changes, measured for each direction: said once, under its own
+    assert out['note'].count(notes['de-en']) == 1 and notes['en-de'] not in out['note'], out['note']
+    assert out['switched']['note'].count(notes['en-de']) == 1 and notes['de-en'] not in out['switched']['note'], out['switched']['note']
     # the click fetched the gzip copies (never the plain files), from a server that compresses nothing (http.server)
     got = {u[len(url):]: (n, enc) for u, n, enc in out['transfers']}
     sizes = json.loads((tmp_path / 'site' / 'live' / 'vendor' / 'files.json').read_text())['bytes']
@@ -875,26 +877,26 @@ def test_translate_mjs_takes_config_jsons_max_len_and_names_a_bad_tokenizer_json
 
 # --- what the page says: its notes, its cut, its links ----------------------------------------------------------------
 
-def int8_note() -> str:
-    "app.mjs's INT8_NOTE, the words the page says of int8 weights, as Node reads the module."
-    r = subprocess.run([node(), '--input-type=module', '-e', "import { INT8_NOTE } from './nbs/live/app.mjs'; console.log(INT8_NOTE);"],
+def int8_notes() -> dict:
+    "app.mjs's INT8_NOTES, the words the page says of int8 weights under each direction, as Node reads the module."
+    r = subprocess.run([node(), '--input-type=module', '-e', "import { INT8_NOTES } from './nbs/live/app.mjs'; console.log(JSON.stringify(INT8_NOTES));"],
                        capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
-    return r.stdout.strip()
+    return json.loads(r.stdout)
 
-def test_the_int8_note_says_what_was_measured():
-    "The page's line on int8 weights quotes what bench/bench_onnx.py measured (results/onnx.json): on the published"
-    " German → English model, greedy, how many of the test2016 translations int8 changes against float32 (tnb-translate"
-    " --precision fp32), and BLEU from one to the other; not that it 'can change a word'."
-    rec = json.loads((ROOT / 'results' / 'onnx.json').read_text(encoding='utf-8'))
-    p, note = rec['parity'], int8_note()
-    n, changed = p['n_sentences'], p['n_sentences'] - p['identical_int8']
-    assert rec['checkpoint'] == 'pretrained:multi30k-de-en' and changed > 0
-    for says in (f"Multi30k's {n:,} test2016 sentences (German → English, greedy)", f"int8 changes {changed:,} translations against float32 (tnb-translate)",
-                 f"BLEU from {p['bleu']['ours']:.2f} to {p['bleu']['onnxruntime int8']:.2f}"):
-        assert says in note, (says, note)
-    assert 'can change a word' not in (LIVE / 'app.mjs').read_text(encoding='utf-8')
-    assert 'measured for the German → English model decoding greedily, not for the other direction nor for beam search' in note   # what it holds for
+def test_each_directions_int8_note_says_what_was_measured_for_it():
+    "The page's line on int8 weights, under each direction, quotes what bench/bench_int8.py measured for that direction's"
+    " published model decoded as the page decodes it (results/int8.json: the export's beam, int8 against float32 on"
+    " test2016): how many translations int8 changes, and BLEU from one to the other; not that it 'can change a word'."
+    rec, notes = json.loads((ROOT / 'results' / 'int8.json').read_text(encoding='utf-8')), int8_notes()
+    assert set(notes) == set(rec['models']) == {'de-en', 'en-de'}, (set(notes), set(rec['models']))
+    for name, m in rec['models'].items():
+        note = notes[name]
+        assert m['checkpoint'] == f'pretrained:multi30k-{name}' and m['decoding'] == {'beam': 4, 'alpha': 0.6} and m['changed'] > 0, m
+        for says in (f"on Multi30k's {m['n_sentences']:,} test2016 sentences, decoded by beam search with {m['decoding']['beam']} hypotheses (this page's default)", f"int8 changes {m['changed']:,} translations against float32 weights",
+                     f"BLEU from {m['bleu']['float32']:.2f} to {m['bleu']['int8']:.2f}"):
+            assert says in note, (name, says, note)
+    assert notes['de-en'] != notes['en-de'] and 'can change a word' not in (LIVE / 'app.mjs').read_text(encoding='utf-8')
 
 def check_docs_module():
     "tools/check_docs.py, imported (it checks the site's links and anchors, the live translator's included)."

@@ -80,7 +80,7 @@ def _check_11_prose():
         if isinstance(x, dict): return {x['hardware']} if 'hardware' in x else set().union(set(), *map(hardware_of, x.values()))
         return set().union(set(), *map(hardware_of, x)) if isinstance(x, list) else set()
     hw = set().union(*(hardware_of(json.loads(p.read_text(encoding='utf-8'))) for p in Path('../results').rglob('*.json')
-                       if p.name not in ('bf16_cpu.json', 'onnx.json', 'live_bench.json', 'bench_paper_gpu.json', 'data_scale.json', 'site_build.json', 'ci_times.json', 'ct2_parity.json', 'int8_agreement.json',
+                       if p.name not in ('bf16_cpu.json', 'onnx.json', 'live_bench.json', 'bench_paper_gpu.json', 'data_scale.json', 'site_build.json', 'ci_times.json', 'ct2_parity.json', 'int8_agreement.json', 'int8.json',
                                      'notebook_times_busy.json', 'trainer_vs_step.json', 'wmt14_stream.json', 'table3_gpu.json', 'since2017_gpu.json')))   # Table 3's and 14's GPU sweep (12, 14), bf16's CPU speed (lib_speed), the ONNX and CTranslate2 exports (apps_export), the page's translator (apps_attention_explorer), the paper's scale and the trainer's speed (lib_trainer, apps_wmt14, apps_cluster), the notebooks' times under load and the site's build: not quoted here
     assert hw == {'AMD EPYC, 2 cores (CPU), torch 2.13.0+cpu', 'AMD EPYC (AVX2), 2 cores (CPU), torch 2.13.0+cpu',
                   'AMD EPYC (AVX512), 2 cores (CPU), torch 2.13.0+cpu',
