@@ -817,3 +817,23 @@ def test_the_thirty_sixth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t36_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the comparisons' tolerance: attention's own rounding, on any CPU
+def summed_backwards(q, k, v, mask=None):
+    "A right answer that adds in another order than PyTorch's kernels: each score from the last feature to the first, the softmax's sum and the weighted sum from the last key."
+    s = (q[..., :, None, :] * k[..., None, :, :]).flip(-1).cumsum(-1)[..., -1] / q.shape[-1] ** 0.5
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    e = (s - s.amax(-1, keepdim=True)).exp().nan_to_num(0.0)
+    w = (e / e.flip(-1).cumsum(-1)[..., -1:]).nan_to_num(0.0)
+    return (w[..., :, :, None] * v[..., None, :, :]).flip(-2).cumsum(-2)[..., -1, :], w
+
+def test_check_attention_passes_sums_in_another_order_and_refuses_float32_answers(capsys):
+    "The weights and outputs are compared at the rounding of attention's own additions: another summation order passes; the nearest "
+    "wrong answer, the right computation in float32 cast back to float64 (7 digits where 16 are asked), is refused."
+    assert check_attention(summed_backwards) is True
+    assert 'computes equation (1) with masks' in capsys.readouterr().out
+    def in_float32(q, k, v, mask=None):
+        out, w = other_right_answer(q.float(), k.float(), v.float(), mask)
+        return out.to(q.dtype), w.to(q.dtype)
+    assert_rejects(check_attention, in_float32, says=r"^Not yet: no mask: the weights differ .*float32 numbers in a float64 tensor")

@@ -1125,3 +1125,33 @@ def test_the_thirty_sixth_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t36_rejects(lambda: eval(calls[ex], ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the comparisons' tolerance: multi-head attention's own rounding, on any CPU
+def test_check_heads_refuses_heads_rounded_through_float32():
+    "Inside nn.MultiheadAttention (float64) the output is compared at the rounding of its own additions: heads merged through float32 "
+    "and cast back (the dtype kept, 7 digits of 16) are refused; rounded only where attention's output comes in (a tensor of its own, "
+    "laid out (B, n, h, d) in memory), they pass the round trip and reach that comparison."
+    split = lambda x, h: x.unflatten(-1, (h, -1)).permute(0, 2, 1, 3)
+    merge = lambda x: (x.float().to(x.dtype) if x._base is None and not x.is_contiguous() else x).permute(0, 2, 1, 3).flatten(2)
+    assert_rejects(check_heads, split, merge, says=r"^Not yet: with your heads, nn.MultiheadAttention's output is off by")
+
+def test_check_loop_mha_passes_heads_computed_in_float64_and_refuses_a_float16_scale(capsys):
+    "LoopMHA is compared with MultiHeadAttention at the rounding of multi-head attention's additions: every product in float64 (einsum), "
+    "cast back, passes; the nearest wrong answer, 1/sqrt(d_k) rounded to float16 (3 digits), is refused."
+    import torch.nn.functional as F
+    ns = loop_ns(EXERCISES)
+    lin = lambda l, t: F.linear(t.double(), l.weight.double(), l.bias.double())
+    def loop(scale):
+        class Loop(ns['LoopMHA']):
+            def forward(self, x, mem=None, mask=None):
+                mem, heads = x if mem is None else mem, []
+                for wq, wk, wv in zip(self.w_q, self.w_k, self.w_v):
+                    s = torch.einsum('bqd,bkd->bqk', lin(wq, x), lin(wk, mem)) * scale(self.d_k)
+                    if mask is not None: s = s.masked_fill(~mask.squeeze(1), float('-inf'))
+                    heads.append(s.softmax(-1) @ lin(wv, mem))
+                return lin(self.w_o, torch.cat(heads, -1)).to(x.dtype)
+        return Loop
+    assert ns['check_loop_mha'](loop(lambda d_k: d_k ** -0.5)) is True
+    assert 'computes what MultiHeadAttention computes' in capsys.readouterr().out
+    assert_rejects(ns['check_loop_mha'], loop(lambda d_k: torch.tensor(d_k ** -0.5, dtype=torch.float16).item()), says=r"^Not yet: d_model=32, h=4, self-attention: off by")

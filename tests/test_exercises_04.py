@@ -588,3 +588,19 @@ def test_the_thirty_seventh_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t37_rejects(lambda: run(ns), says=re.escape(says))
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the comparisons' tolerance: the rounding of the embeddings' own sums, on any CPU
+def test_check_my_embeddings_passes_gradients_summed_by_a_matmul_and_refuses_a_learning_padding_row(capsys):
+    "The outputs and gradients are compared at the rounding of their own computation: a one-hot product in float64, cast back (each "
+    "row's gradient summed by a matmul, in another order than nn.Embedding's), passes; the same with the padding row left to learn is refused."
+    ns = check_ns(solution_5())
+    class OneHot(ns['MyEmbeddings']):
+        def forward(self, tokens):
+            E = torch.where((torch.arange(len(self.E)) == self.pad_id)[:, None], self.E.detach(), self.E)   # the padding row learns nothing
+            return (F.one_hot(tokens, len(self.E)).double() @ (E.double() * self.scale)).to(self.E.dtype)
+    assert ns['check_my_embeddings'](OneHot) is True
+    assert 'MyEmbeddings matches Embeddings' in capsys.readouterr().out
+    class PadLearns(ns['MyEmbeddings']):
+        def forward(self, tokens): return (F.one_hot(tokens, len(self.E)).double() @ (self.E.double() * self.scale)).to(self.E.dtype)
+    assert_rejects(ns['check_my_embeddings'], PadLearns, says=r"^Not yet: a zero padding row: .*padding")

@@ -1101,3 +1101,18 @@ def test_the_thirty_seventh_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t37_rejects(lambda: run(ns), says=re.escape(says))
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the comparisons' tolerance: the rounding of the sub-layer's own sums, on any CPU
+def test_sublayer_computed_in_float64_passes_and_a_float16_norm_is_refused(capsys):
+    "The sub-layer's outputs (f(x) = 0, and two sub-layers against nn.TransformerEncoderLayer) are compared at the rounding of the "
+    "norm's and the layer's additions: the sum normalised in float64, cast back, passes; the nearest wrong answer, the norm in float16, is refused."
+    base = namespace(NB, 'b6d0a004')['MySublayer']
+    def norm_in(dtype):
+        def forward(s, x, f):
+            t = (x + s.drop(f(x))).to(dtype)
+            return F.layer_norm(t, t.shape[-1:], s.norm.weight.to(dtype), s.norm.bias.to(dtype), s.norm.eps).to(x.dtype)
+        return forward
+    assert verdict(check_sublayer, type('MySublayer', (base,), {'forward': norm_in(torch.float64)}), capsys=capsys) == \
+        (True, "MySublayer is the paper's post-LN sub-layer\n")
+    assert_named(check_sublayer, type('Half', (base,), {'forward': norm_in(torch.float16)}), says="^Not yet: f\\(x\\) = 2x: the output is not LayerNorm", capsys=capsys)

@@ -757,3 +757,20 @@ THIRTY_EIGHTH = [   # (the function, label, the answer's code, what its message 
 def test_thirty_eighth_blind_answers_named(name, label, code, says):
     ns = {}; exec(_T38_PRELUDE + code, ns)
     _t38_rejects(_t38_check_schedule if name == 'my_noam_lr' else _t38_check_label_smoothing, ns[name], says=says)
+
+
+# ---------------------------------------------------------------- the comparisons' tolerance: the rounding of the loss's own sums, on any CPU
+def test_label_smoothing_summed_in_float64_passes_and_a_float16_loss_is_refused(capsys):
+    "The loss is compared at the rounding of its sums (over V twice, then the positions), logits 50 times larger included: the same "
+    "loss computed in float64 and cast back passes; the nearest wrong answer, the log-probabilities in float16, is refused."
+    def smoothed(dtype):
+        def my_label_smoothing(logits, target, eps, pad_id=PAD_ID):
+            keep = target.ne(pad_id)
+            lp = logits.to(dtype).log_softmax(-1)
+            loss = -(1 - eps) * lp.gather(-1, target[..., None])[..., 0] - eps * lp.mean(-1)
+            return loss[keep].double().mean().to(logits.dtype)
+        return my_label_smoothing
+    ok, out = verdict(check_label_smoothing, smoothed(torch.float64), capsys)
+    assert ok is True and out.startswith("your loss equals label_smoothing_loss, PyTorch's"), out
+    ok, out = verdict(check_label_smoothing, smoothed(torch.float16), capsys)
+    assert ok is False and re.search(r"^Not yet: eps=0.0, unpadded targets: got \d\.\d{4}, expected \d\.\d{4}", out), out

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from ..attention import attention
 from .checking import report, largest_at, where_differ, scale_name, call_kept, runs_ok, global_change, near
+from ..lib.machine import rounding_tol
 
 # %% ../../nbs/course_attention.ipynb #a29m0102
 def _same(a, b, q, k) -> bool:
@@ -153,9 +154,13 @@ def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
 
 
 # %% ../../nbs/course_attention.ipynb #h36a0107
-def _close(a, b, what:str, hint):
-    "An assert with a message that says what differs and where to look (`hint`: a str, or a function that finds it)."
-    assert torch.allclose(a, b, atol=1e-9, rtol=0), \
+def _att_tol(q, k, v, dtype) -> float:
+    "How far two computations of attention on q, k, v may differ on any CPU: a score's d_k additions (of terms as large as |q| |k|), carried through the weights to the values, and the softmax's and the weighted sum's n_k."
+    return rounding_tol(q.abs() @ k.abs().mT, q.shape[-1] + 1, dtype) * max(v.abs().max().item(), 1.0) + rounding_tol([v, 1.0], 2 * k.shape[-2], dtype)
+
+def _close(a, b, what:str, hint, q, k, v):
+    "An assert with a message that says what differs and where to look (`hint`: a str, or a function that finds it); `a` is `b` up to `_att_tol` of attention on q, k, v."
+    assert torch.allclose(a, b, rtol=0, atol=_att_tol(q, k, v, b.dtype)), \
         f"{what} differ from PyTorch's by {(a - b).abs().max():.2g}: {hint if isinstance(hint, str) else hint()}"
 
 def _large_scores(fn, q, k, v) -> None:
@@ -165,7 +170,7 @@ def _large_scores(fn, q, k, v) -> None:
     assert torch.isfinite(w).all() and torch.isfinite(out).all(), (
         f"scores up to {(big @ k.mT).abs().max() * q.shape[-1] ** -0.5:.0f}: your weights have NaN or inf: exp() of a score past 709 "
         "overflows (e^710 is inf in float64, and inf / inf is NaN); subtract each row's largest score before exp, or use softmax(dim=-1), which does")
-    _close(w, F.scaled_dot_product_attention(big, k, eye), "scores of a few thousand: the weights", lambda: diagnose_weights(w, big, k, d_v=v.shape[-1]))
+    _close(w, F.scaled_dot_product_attention(big, k, eye), "scores of a few thousand: the weights", lambda: diagnose_weights(w, big, k, d_v=v.shape[-1]), big, k, eye)
 
 def _score_story(w, q, k, allowed) -> str|None:
     "If `w` is the softmax of cosine scores (q, k normalised to length 1), or of scores floor-divided by sqrt(d_k): named, else None."
@@ -397,9 +402,9 @@ def check_attention(fn) -> str:
             f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6){_shape_story(out, w, m)}"
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
-               lambda: _axis_from_front(fn, q, k, v) or _float32_story(w, 'weights') or diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
+               lambda: _axis_from_front(fn, q, k, v) or _float32_story(w, 'weights') or diagnose_weights(w, q, k, m, d_v=v.shape[-1]), q, k, eye)
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
-               lambda: _sum_story(w) or "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
+               lambda: _sum_story(w) or "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"), q, k, v)
     _default_mask(fn, q, k, v); _large_scores(fn, q, k, v); assert (g := global_change(fn, q, k, v)) is None, f"{fn.__name__} {g}"                                                         # exp() overflows past 709
     _size_one(fn, q, k, v); _grads_flow(fn, q, k, v); _three_axes(fn, q, k, v)                                   # .squeeze() would drop the axes of size 1
     _empty_row(fn, q, k, v, causal)                                                   # query 2 may attend to nothing
@@ -601,7 +606,7 @@ def check_restricted(restricted_mask) -> str:
         moved = ((attention(x2, x2, x2, restricted_mask(n, r))[0] - out).abs().amax(-1).flatten() > 1e-6).nonzero().flatten().tolist()
         assert moved == [i for i in range(n) if abs(i - t) <= r // 2], \
             f"n={n}, r={r}: changing token {t} moved the outputs at {moved}; only those within r // 2 = {r // 2} of {t} may move"
-    assert torch.allclose(attention(x, x, x, restricted_mask(n, 2 * n - 1))[0], attention(x, x, x)[0], atol=1e-6), \
+    assert torch.allclose(attention(x, x, x, restricted_mask(n, 2 * n - 1))[0], attention(x, x, x)[0], rtol=0, atol=_att_tol(x, x, x, x.dtype)), \
         f"n={n}, r={2 * n - 1}: a neighbourhood wider than the sentence must give full attention"
     _wide_r(restricted_mask)
     return "restricted_mask gives each query the neighbourhood of size r centred on it"

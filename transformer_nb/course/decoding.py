@@ -17,6 +17,7 @@ from ..attention import pad_mask, tgt_mask
 from ..lib.transformer import perturb
 from ..lib.tokens import pad_ids
 from ..lib.fast_decoding import inference
+from ..lib.machine import rounding_tol, logit_terms
 from .checking import runs_ok, verdict
 
 # %% ../../nbs/course_decoding.ipynb #a26c10m1
@@ -496,7 +497,7 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "
                                                f"token id per row as a tensor, shape (B,) = ({len(ys)},)")
         if raw.is_floating_point():
-            logits = next_token_logits(m(src, ys)[:, -1], PAD_ID); p, same = logits.softmax(-1), lambda a: raw.shape == a.shape and torch.allclose(raw, a, atol=1e-5)
+            logits = next_token_logits(m(src, ys)[:, -1], PAD_ID); p, same = logits.softmax(-1), lambda a: raw.shape == a.shape and torch.allclose(raw, a, rtol=0, atol=rounding_tol([a, 1.0], logit_terms(m.cfg, src.shape[1], ys.shape[1], vocab=True)))
             what = ("the probability of the most probable token (max(-1).values)" if same(p.amax(-1)) else
                     "the probabilities of every token (softmax)" if same(p) else
                     "the largest score (max(-1).values)" if same(logits.amax(-1)) else

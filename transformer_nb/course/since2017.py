@@ -69,13 +69,17 @@ def _rms_more(a, g, eps) -> list[tuple[str, torch.Tensor]]:
            ("eps goes under the root, sqrt(mean(a**2) + eps): yours adds it to the output, a / sqrt(mean(a**2)) * g + eps (or before the gain), which shifts every "
             "coordinate and leaves a vector near zero unguarded", a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True)) * g + eps)]
 
+def _rms_tol(want, a) -> float:
+    "How far two computations of RMSNorm's output `want` of `a` may differ on any CPU: the mean of d squares, then eps, the root, the division and the gain, each a rounding at the output's size."
+    return rounding_tol(want, a.shape[-1] + 4, want.dtype)
+
 def _rms_default(rms_norm_of, gen):
     "Your `rms_norm_of(a, g)` with eps left to its default, on vectors near zero, where eps shows: the stub's 1e-5 changed, named."
     a, g = torch.randn(4, 6, generator=gen) * 1e-3, torch.ones(6)
     try: got = rms_norm_of(a, g)
     except TypeError as e: raise AssertionError(f"rms_norm_of(a, g) without eps raised TypeError ({e}): keep the stub's default, eps=1e-5") from None
     want, ms = a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True) + 1e-5), a.pow(2).mean(-1, keepdim=True)
-    if torch.allclose(got, want, rtol=1e-4, atol=1e-6): return
+    if torch.allclose(got, want, rtol=0, atol=_rms_tol(want, a)): return
     e = next((e for e in (1e-6, 1e-8, 0.0) if torch.allclose(got, a / torch.sqrt(ms + e), rtol=1e-4, atol=1e-6)), None)
     raise AssertionError("vectors near zero, eps left to its default: " + (f"yours is eps = {e:g} " if e is not None else "yours is another eps ")
                          + "(T5's and LLaMA's default is 1e-6): keep the stub's default, eps=1e-5, RMSNorm's and nn.LayerNorm's")
@@ -191,7 +195,7 @@ def check_rms_norm(rms_norm_of) -> str:
         assert got.shape == a.shape, f"{case}: your output has shape {tuple(got.shape)}, a has {tuple(a.shape)}: keep the shape, one RMS per vector (keepdim=True)"
         assert got.dtype == a.dtype, (f"{case}: your output is {got.dtype}, a is {a.dtype}: keep a's dtype (compute in float64 if you like, and cast back, "
                                       ".to(a.dtype)): RMSNorm's output feeds a layer whose weights are in a's dtype, and a float64 input to a float32 nn.Linear raises")
-        if torch.allclose(got, want, rtol=1e-4, atol=1e-6): continue
+        if torch.allclose(got, want, rtol=1e-4, atol=1e-6): continue   # relative: 1e-4 is far above any CPU's rounding (1e-6) and above eps's place on vectors of mean 3 (eps / RMS, 3e-6), which the vectors near zero tell
         why = next((m for m, x in _rms_slips(a, g, eps) + _rms_more(a, g, eps) + _rms_odd(a, g, eps) if x.shape == got.shape and torch.allclose(got, x, rtol=1e-4, atol=1e-6)), None)
         why = why or _rms_fixed_d(a, g, eps, got)
         if why is None or why.startswith('eps is missing'): why = _rms_ignored(rms_norm_of) or _rms_floor(rms_norm_of) or why   # a small eps written in the body fits 'missing' too: eps=0.1 tells
@@ -382,7 +386,7 @@ def check_rotate(rotate_query) -> str:
         assert got.shape == q.shape, f"{case}: your output has shape {tuple(got.shape)}: return a vector of {d} numbers, q's shape"
         assert got.is_floating_point(), f"{case}: your output is {got.dtype}: return q's floats turned, not whole numbers"
         got, want = got.double(), want.double()                              # float64 of a float32 query: the same values, accepted
-        if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
+        if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue   # a closed form: rotate's angles are float64, a right answer's may be float32, off by m·θ·(ln 10000 + 3)·u < 1e-5 of q at m <= 12
         why = _rotate_state(rotate_query) or next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) + _rotate_odd(q, m) + _rotate_seq(q, m) + _rotate_added(q, m)
                                                    if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
         at0 = "at position 0 the angle is 0 and the rotation the identity: q must come back unchanged, and yours moved it" if m == 0 else ""
@@ -549,7 +553,7 @@ def check_group_kv(group_heads) -> str:
             f"repeat_interleave(h // g, dim=1), {h} // {g} = {h // g}" if times and times != h // g and got.shape[3] == k.shape[3] else
             f": a batch of one, where k has {k.shape[0]} (k[0] grouped?): keep the batch axis, k.view(B, g, h // g, n, d)" if got.dim() == 4 and got.shape[0] == 1 and got.shape[1:] == k.shape[1:] else "")
         assert got.dtype == k.dtype, f"{case}: your output is {got.dtype}, k is {k.dtype}: keep k's dtype (no dtype= in the mean, no .double()): 02's attention multiplies these keys with the queries, and float32 @ float64 raises"
-        if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
+        if torch.allclose(got, want, rtol=0, atol=rounding_tol(x.abs() @ mha.w_k.weight.abs().mT + mha.w_k.bias.abs(), 8 * h + h // g + 1)): continue   # d_model products summed, then h/g heads averaged
         assert (mixed := _group_batch(group_heads, k, g, got, want)) is None, f"{case}: {mixed}"
         why = next((w for w, y in _group_slips(k, g) + _group_more(k, g) + _group_overlap(k, g) + _group_cut(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
         assert why is None, f"{case}: {why}"

@@ -375,7 +375,7 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
                 (ann := (1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean(),
             f"that is The Annotated Transformer's label smoothing as its code computes it (KLDivLoss): eps / (V - 2) on each token but the reference and PAD, less the constant H(q); {other}": (ann - h_ann)[keep].mean(),
             "likely PAD's column of q set to 0 (as The Annotated Transformer does): PyTorch's q gives eps / V to every token, PAD included, and sums to 1; yours gives PAD nothing and sums to 1 - eps / V": (ls + eps / V * lp[..., PAD_ID])[keep].mean(), **_smoothing_more(logits, t, eps)}
-    return next((h for h, v in seen.items() if abs(got - v) < 1e-5 or (math.isinf(got) and got == v)),   # an infinite loss: matched as one
+    return next((h for h, v in seen.items() if (math.isfinite(v) and abs(got - v) <= rounding_tol([v, lp], 2 * V + t.numel())) or (math.isinf(got) and got == v)),   # an infinite loss: matched as one
                 _smoothing_index(logits, t, eps, got) or (_smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference"))
 
 # %% ../../nbs/course_training.ipynb #a27f0903
@@ -591,11 +591,11 @@ def check_label_smoothing(fn) -> bool:
                                                                 if not (t == PAD_ID).any() else ": a mean over no positions, or a log of 0; log_softmax, and the mean over target != pad_id")
             want = label_smoothing_loss(logits, t, eps)
             assert torch.allclose(want, F.cross_entropy(logits.view(-1, 11), t.view(-1), label_smoothing=eps, ignore_index=PAD_ID))
-            if abs(got - want) >= 1e-5:
+            if abs(got - want) > rounding_tol([want, logits.log_softmax(-1)], 2 * 11 + t.numel()):   # log-probabilities summed over V = 11, twice, then the positions
                 raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_ls_kept(fn) or _ls_nonzero(fn, eps) or _smoothing_mistake(logits, t, eps, got, fn)}")
         big = logits * 50                                                                # gaps of hundreds between logits
         got, want = torch.as_tensor(fn(big, target, 0.1)).detach().float(), label_smoothing_loss(big, target, 0.1)
-        assert torch.isclose(got, want, rtol=1e-4, atol=1e-4), (f"eps=0.1, logits 50 times larger: got {got.item():.4f}, expected {want.item():.4f}; " + (
+        assert torch.isclose(got, want, rtol=0, atol=rounding_tol([want, big.log_softmax(-1)], 2 * 11 + target.numel())), (f"eps=0.1, logits 50 times larger: got {got.item():.4f}, expected {want.item():.4f}; " + (
             _ls_roots(fn, big, target, got) if not torch.isfinite(got) else _ls_floor(big, target, got) or _smoothing_mistake(big, target, 0.1, got, fn)))
         other = padded.clone(); other[padded == PAD_ID] = 3                           # the same padding, written with pad_id=3
         got = torch.as_tensor(fn(logits, other, 0.1, pad_id=3)).detach().float()
