@@ -13,7 +13,7 @@ For each direction: how many of the `--n` translations the int8 export changes a
 BLEU (sacreBLEU, cased, detokenized) and sacreBLEU's paired bootstrap of int8 against float32 (its p-value: the chance of
 a difference this large if int8 changed nothing).
 """
-import argparse, atexit, datetime, json, shutil, sys, tempfile, time
+import argparse, atexit, datetime, json, shutil, tempfile, time
 from pathlib import Path
 from _common import ROOT, multi30k_file, command, load_average
 from transformer_nb.lib.machine import hardware, git_commit, limit_threads
