@@ -576,7 +576,7 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     assert any('/models/en-de/' in u for u in out['requests']) and out['english'], out['english']
     assert out['switched']['placeholder'].startswith('Type an English sentence'), out['switched']
     notes = int8_notes()                                          # what int8 changes, measured for each direction: said once, under its own
-    assert out['note'].count(notes['de-en']) == 1 and notes['en-de'] not in out['note'], out['note']
+    assert not any(n in out['note'] for n in notes.values()), out['note']                   # German → English here is a float32 export: no int8 note
     assert out['switched']['note'].count(notes['en-de']) == 1 and notes['de-en'] not in out['switched']['note'], out['switched']['note']
     # the click fetched the gzip copies (never the plain files), from a server that compresses nothing (http.server)
     got = {u[len(url):]: (n, enc) for u, n, enc in out['transfers']}
