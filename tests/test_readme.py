@@ -98,3 +98,13 @@ def test_readme_gives_the_learners_page_then_the_library():
     assert len(front.split()) <= 1500, f"the front page has grown to {len(front.split())} words (at most 1,500)"
     assert 'colab-badge' not in use and '[← ' not in use and 'Running every cell takes' not in use
     assert '](nbs/use.ipynb' not in text and '](nbs/index.ipynb' not in text and '](#use-the-library)' in front
+
+def test_the_tagline_is_the_package_and_site_description():
+    "The front page's tagline is the package's description (pyproject.toml; settings.ini mirrors it, tests/test_config.py) and the site's (nbs/nbdev.yml)."
+    import yaml
+    try: import tomllib
+    except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
+    desc = tomllib.loads((ROOT / 'pyproject.toml').read_text())['project']['description']
+    site = yaml.safe_load((ROOT / 'nbs' / 'nbdev.yml').read_text(encoding='utf-8'))['website']['description']
+    tagline = re.search(r'^> (.+)$', readme(), re.M).group(1)
+    assert site == desc and tagline.replace('*', '') == desc + '.', (tagline, desc, site)

@@ -139,8 +139,8 @@ def notation() -> list[tuple]:
     beam = {k: v.default for k, v in inspect.signature(beam_search).parameters.items()}
     return [
         ('$B$', 'sentences in a batch (the paper batches by tokens: ~25,000 source + ~25,000 target per update)', '`src.shape[0]`; `TrainConfig.max_tokens` bounds tokens per side', '—', f'{train.max_tokens} tokens per side'),
-        ('$S$', 'source length in tokens (pieces + EOS)', '`src.shape[1]`', '—', '—'),
-        ('$T$', 'target length in tokens (BOS + pieces, or pieces + EOS)', '`tgt.shape[1]`', '—', '—'),
+        ('$S$', 'source length: subword tokens + end mark EOS', '`src.shape[1]`', '—', '—'),
+        ('$T$', 'target length: start mark BOS + tokens (decoder input), or tokens + EOS (what it predicts)', '`tgt.shape[1]`', '—', '—'),
         ('$V$', 'vocabulary size: shared byte-pair encoding (§5.1)', '`src_vocab`, `tgt_vocab`', '37000', f'{base.src_vocab}'),
         ('$d_{model}$', 'width of every sub-layer output and embedding (§3.1)', '`d_model`', '512', f'{base.d_model}'),
         ('$h$', 'parallel attention heads (§3.2.2)', '`h`', '8', f'{base.h}'),
@@ -151,12 +151,12 @@ def notation() -> list[tuple]:
         ('$P_{drop}$', 'residual and embedding dropout (§5.4)', '`p_drop`', '0.1', f'{base.p_drop}'),
         ('$\\epsilon_{ls}$', 'label smoothing (§5.4)', '`TrainConfig.eps_ls`', '0.1', f'{train.eps_ls}'),
         ('$warmup$', '`warmup_steps` of the learning-rate schedule (§5.3), in optimiser updates', '`TrainConfig.warmup`', '4000', f'{train.warmup}'),
-        ('$k$', 'beam size (§6.1)', '`beam`', '4', f"{beam['k']}"),
+        ('$k$', 'beam size (§6.1)', '`k`; the commands\' `--beam`', '4', f"{beam['k']}"),
         ('$\\alpha$', 'length penalty (§6.1; GNMT\'s $((5+\\lvert Y\\rvert)/6)^{\\alpha}$)', '`alpha`', '0.6', f"{beam['alpha']}"),
     ]
 
 def notation_table() -> Markdown:
-    head = '| symbol | in the paper | in the code | paper (base model) | default here |\n|---|---|---|---|---|\n'
+    head = '| symbol | meaning | in the code | paper (base model) | default here |\n|---|---|---|---|---|\n'
     return Markdown(head + '\n'.join('| ' + ' | '.join(r) + ' |' for r in notation()))
 
 # ---- results, from the results files
