@@ -47,6 +47,7 @@ def _prose_checks_09():
 
     # "100K" as epochs (cell c0a1e905)
     quoted('c0a1e905', f"{100_000 * 0.4 / 3600:.1f} hours")
+    quoted('c0a1e905', f"25,000 ≈ {4.5e6 * 25 / 25_000:,.0f}–{4.5e6 * 30 / 25_000:,.0f} updates")   # an epoch of WMT's 4.5M pairs at 25-30 tokens each
     assert all(15 <= 100_000 / (4.5e6 * m / 25_000) <= 25 and 1 <= 100_000 * 4.5e6 * m / 25_000 * 0.4 / 3.15e7 < 100 for m in (25, 30))
 
     # the GPU runs (b3904ff4) and the CPU hour (5d1fb809, f855dfa6)

@@ -28,6 +28,8 @@ def _check_11_prose():
     quoted('11f00007', f"lifts BLEU from {v['cased']:.1f} to {v['lc']:.1f}", f"drops it to\n{v['none']:.1f}")
     assert abs(v['chrf'] - v['cased']) < min(abs(v['lc'] - v['cased']), abs(v['none'] - v['cased']))   # "chrF moves least"
     test_eq(nbf.text['11f00002'].count(repr(h3)), 1)                                                     # the figure's captions
+    test_eq([n for n, r in PAPER_TABLE2.items() if any(r[c] and not r[2 + c] for c in (0, 1))], ['ByteNet'])   # the figure leaves out a BLEU without a cost
+    quoted('11f00003', "ByteNet, with no reported cost, is left out")
     # Table 2: the paper's figures, from the constants that hold its tables
     sup = str.maketrans('0123456789', '⁰¹²³⁴⁵⁶⁷⁸⁹')
     sci = lambda x: f"{x / 10 ** math.floor(math.log10(x)):.1f}·10{str(math.floor(math.log10(x))).translate(sup)}"   # 2.3e19 -> 2.3·10¹⁹
