@@ -184,8 +184,8 @@ def _drop_seen(s, ln) -> float:
     "The fraction of f(x)'s entries that the sub-layer `s` (its LayerNorm `ln`), in training mode, is seen to drop: q - q^8 when it drops a fraction q."
     with torch.no_grad(), torch.random.fork_rng(devices=[]):                 # the same draws every time, the learner's random state kept
         torch.manual_seed(0); ln.weight.fill_(1.0); ln.bias.zero_()
-        y = s.train()(torch.zeros(1, 16000, 8), lambda t: torch.full_like(t, 5.0))  # x = 0, f(x) = 5: a dropped entry sits below its row's mean
-    return (y < -1e-3).float().mean().item()                                       # a row of 8 all dropped, or all kept, shows nothing; 128,000 entries: a rate's noise under 1%
+        y = s.train()(torch.zeros(1, 20000, 8), lambda t: torch.full_like(t, 5.0))  # x = 0, f(x) = 5: a dropped entry sits below its row's mean
+    return (y < -1e-3).float().mean().item()                                       # a row of 8 all dropped, or all kept, shows nothing; 160,000 entries: a rate's noise under 1%
 
 def _drop_rate(s, ln, p:float, built=None) -> str:
     "For the sub-layer `s` built with p_drop = `p` and its LayerNorm `ln`: '' if Dropout(f(x)) drops about p of the entries in training mode, else what it drops (with `built`, a sub-layer of another p_drop beside it)."
