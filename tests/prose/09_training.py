@@ -44,8 +44,17 @@ def _prose_checks_09():
     assert round(math.log(12), 1) == 2.5; quoted('c9a10001', '$\\log 12 \\approx 2.5$ nats, a uniform guess over the 12 tokens')
     losses, nlls = globals()['losses'], globals()['nlls']                    # the live run: true on any CPU
     assert losses[0] > math.log(12) > min(losses[:50]) and losses[-1] > nlls[-1], (losses[0], min(losses[:50]))
+    from transformer_nb.training import noam_lr, EPS_LS
+    q = [1 - EPS_LS + EPS_LS / 12] + [EPS_LS / 12] * 11                      # the smoothed target over the 12 tokens
+    floor = -sum(x * math.log(x) for x in q)                                 # its entropy: the least the smoothed loss can be
+    quoted('c9a10001', f"the entropy of $q$: {floor:.2f} nats here"); assert losses[-1] > floor   # Gibbs: no run goes below it
+    assert 'make_optimizer(model, 64, warmup=50, lr=0.3)' in nb.text['7af35b64']   # the toy run's d_model, warm-up and scale
+    peak = noam_lr(50, 64, 50)                                               # the toy run's peak, before lr=0.3
+    assert max(noam_lr(s, 64, 50) for s in range(1, 201)) == peak
+    quoted('45481d33', f"\\approx {peak:.3f}$, {peak / noam_lr(4000, 512, 4000):.0f} times the base model's")
 
     # "100K" as epochs (cell c0a1e905)
+    quoted('c0a1e90a', "each training step took about 0.4 seconds", "100,000 steps or 12 hours")   # the paper's numbers the text below uses
     quoted('c0a1e905', f"{100_000 * 0.4 / 3600:.1f} hours")
     quoted('c0a1e905', f"25,000 ≈ {4.5e6 * 25 / 25_000:,.0f}–{4.5e6 * 30 / 25_000:,.0f} updates")   # an epoch of WMT's 4.5M pairs at 25-30 tokens each
     assert all(15 <= 100_000 / (4.5e6 * m / 25_000) <= 25 and 1 <= 100_000 * 4.5e6 * m / 25_000 * 0.4 / 3.15e7 < 100 for m in (25, 30))

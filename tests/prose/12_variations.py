@@ -66,6 +66,17 @@ def _check_12_prose():
             assert lines[k].endswith('not run yet |') == (r is None), (name, k)
             if r: assert ', '.join(f'{d:+.1f} ({s})' for s, d in r['deltas'].items()) in lines[k] and lines[k].endswith(f"| {r['verdict']} |"), (name, k, "re-run nbs/12_variations.ipynb")
         assert f"Runs without stored translations: {sum(not x.get('hyps') for x in recs)} of {len(recs)}." in table
+    # the columns as e34865a3 says them: the interval leaves out 0 exactly when the row's own p < 0.05; Holm multiplies
+    # the k-th smallest p by (m - k + 1), m the rows tested (kept monotone, at most 1)
+    quoted('e34865a3', "it leaves out 0 exactly when the row's own $p$ < 0.05", "multiplies the smallest $p$ by the number of rows tested, the next by one fewer")
+    for v in V.values():
+        ps = sorted((r['p'], o) for o, r in v['rows'].items() if r['p'] is not None)
+        for o, r in v['rows'].items():
+            if r['p'] is not None: assert (r['interval'][0] > 0 or r['interval'][1] < 0) == (r['p'] < 0.05), (o, r)
+        run = 0.0
+        for k, (p, o) in enumerate(ps):
+            run = max(run, min(1.0, (len(ps) - k) * p)); assert abs(v['rows'][o]['holm_p'] - run) <= 1e-5 * max(run, 1e-9) + 1e-12, (o, run)
+        assert v['family']['m'] == len(ps)
     cv, gv = V['table3'], V['table3_gpu']
     sep = {o: r for o, r in cv['rows'].items() if r['verdict'] == 'separates'}                    # "Three rows have three seeds; all separate"
     test_eq(sorted(sep), ['A-h32', 'C-N4', 'D-drop0.2']); test_eq({r['n_seeds'] for r in sep.values()}, {3}); test_eq(cv['family']['m'], 3)
@@ -80,11 +91,13 @@ def _check_12_prose():
     assert all(o in gv['rows'] for o in variants) and 'big' not in cv['rows'] and 'big' not in V['table3_fp32']['rows']   # "`big` ran on the GPU only"
     assert {o for o in variants if o not in cv['rows']} - {'big'} <= set(V['table3_fp32']['rows'])         # "Rows not run in this set-up ran in the first sweep"
     quoted('ba454798', "Rows not run in this set-up ran in the first sweep, in fp32", "`big` ran on the GPU only")
+    assert all(r['overrides'] == {} and '--preset mini ' in r['command'] for r in refs)                 # "`paper`: the same `mini`"
+    quoted('ba454798', "are `base-seed2` and `paper`: the same `mini`")
     assert all(r['variant'] in ('paper', 'base') for r in refs + cpu if r['variant'] not in cv['rows'])
     two = sorted(refs, key=lambda r: r['seed'])[:2]
     test_eq([r['seed'] for r in two], [0, 1]); quoted('ba454798', f"seeds differ by {abs(two[0]['bleu'] - two[1]['bleu']):.1f} BLEU")
     SIG = read('since2017_significance')['bootstrap']                                       # the bootstrap tells the unchanged model's two seeds apart
-    test_eq((SIG['paper-seed1']['vs'], SIG['paper-seed1']['n_sentences']), ('paper', 1014)); quoted('ba454798', f"($p$ = {SIG['paper-seed1']['p_value']})")
+    test_eq((SIG['paper-seed1']['vs'], SIG['paper-seed1']['n_sentences']), ('paper', 1014)); quoted('12g00001', f"($p$ = {SIG['paper-seed1']['p_value']})")
     assert SIG['paper-seed1']['p_value'] < 0.05
     # the GPU's table and its reading (12t00004, 12t00005)
     tested = {o: r for o, r in gv['rows'].items() if r['p'] is not None}
@@ -95,7 +108,8 @@ def _check_12_prose():
     quoted('12t00005', f"the smallest Holm-adjusted $p$ is {tested[low]['holm_p']:.2f} (B, $d_k = {table3_variants(PRESETS['mini'])[low]['d_k']}$)",
            f"sd of Δ, {gv['family']['sd']:.2f} BLEU", f"a mean Δ of {gv['family']['detectable'][2]:.1f} BLEU to separate with two seeds, {gv['family']['detectable'][3]:.1f} with three and {gv['family']['detectable'][5]:.1f} with five",
            f"`big` ({gv['rows']['big']['mean']:+.1f}), four layers ({gv['rows']['C-N4']['mean']:+.1f}) and twice the\ndropout ({gv['rows']['D-drop0.2']['mean']:+.1f}) are single runs".replace('-', '−'),
-           "on the CPU the last two separate", "a guess, untested")
+           "on the CPU the last two separate")
+    quoted('12g00001', "twice the dropout lose** on the GPU, in single runs: a guess, untested", "`big` also sets dropout 0.3")
     assert gv['family']['detectable'][2] > max(r['bleu'] for r in g if r['variant'] == 'base')   # "The first exceeds the base's whole BLEU"
     quoted('12t00005', "The first exceeds the base's whole BLEU")
     test_eq([gv['rows'][o]['n_seeds'] for o in ('big', 'C-N4', 'D-drop0.2')], [1, 1, 1])
