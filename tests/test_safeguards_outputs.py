@@ -174,8 +174,12 @@ def test_a_named_pipe_is_read_or_written_once_a_program_holds_its_other_end(plac
                                                               "wait until one does; start its reader first, or give a file"), err
     model, tok = load_pretrained('numbers')[:2]
     with pytest.raises(ValueError, match=f"^output {place / 'out'} is a named pipe \\(FIFO\\) that no program reads"): _translate_file(model, tok, place / 'src.txt', place / 'out')
-    writer = subprocess.Popen([sys.executable, '-c', "import os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); os.write(fd, b'seven\\nthree\\n'); "
-                               "print('open', flush=True); time.sleep(1)", place / 'in'], stdout=subprocess.PIPE, text=True)
+    # the writer holds the pipe until the command has read all it wrote, then closes it (the command's end of file):
+    # no sleep to outlast, however long the command takes to start on a busy machine
+    writer = subprocess.Popen([sys.executable, '-c', "import array, fcntl, os, sys, termios, time; fd = os.open(sys.argv[1], os.O_RDWR); "
+                               "os.write(fd, b'seven\\nthree\\n'); print('open', flush=True); n = array.array('i', [1]); end = time.monotonic() + 300\n"
+                               "while n[0] and time.monotonic() < end: fcntl.ioctl(fd, termios.FIONREAD, n); time.sleep(0.01)", place / 'in'],
+                              stdout=subprocess.PIPE, text=True)
     assert writer.stdout.readline() == 'open\n'                                    # a program has it open, and has written two lines
     out, err, code = run(cli.translate_main, [NUMBERS, '-i', place / 'in', '--threads', '1', '--beam', '1'])
     writer.wait()
