@@ -3,7 +3,7 @@ the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a
 which then calls the function, so `nbdev-test` fails on a figure that drifts): the corpus size, what the text says of the sentence
 lengths and of the number tokenizer's pieces, every figure of the padding comparison, and exercise 3's expected
 outcome (two tokenizers trained again here). Everything runs inside one function, so no name of the notebook is
-rebound; the notebook's `data`, `nums`, `enc`, `enc_num`, `src_lens`, `tgt_lens`, `tok`, `tok_num` and `rows` are read, never changed;
+rebound; the notebook's `data`, `nums`, `enc`, `enc_num`, `src_lens`, `tgt_lens`, `tok`, `tok_num`, `rows` and `real` are read, never changed;
 the stored Multi30k figures the main line shows (`results/data_multi30k.json`) are measured again."""
 
 def _check_prose_08():
@@ -31,6 +31,8 @@ def _check_prose_08():
     nb.quoted('b08f0m30', f"{J['vocab_size']:,} pieces", f"its {J['training_sentences']:,} training sentences")
     assert J['batch_1000']['real_token_batch'] > 0.995 and 0.4 < 1 - J['batch_1000']['real_random'] < 0.6, "the text says 'all real tokens', 'about half padding'"
     nb.quoted('b08f0m30', "the token batch is all real tokens, the random one about half padding")
+    assert bool(globals()['real'].all()), "the text says the figure's token batch (its mask `real`) has no padding"
+    nb.quoted('b08f0010', "the token batch's rows end together: no padding")
     share = lambda e, b: np.mean([(lib.collate([e[i] for i in b])[0] != 0).float().mean().item()])
     naive_num = np.random.default_rng(0).permutation(len(enc_num))[:J['batch_1000']['sentences']].tolist()
     assert J['batch_1000']['real_random'] + 0.1 < share(enc_num, naive_num), "the text says random batches of captions waste more than of numbers"

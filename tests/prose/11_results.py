@@ -14,7 +14,7 @@ def _check_11_prose():
     from transformer_nb.lib.options import ModelConfig
     from transformer_nb.lib.records import load_results, headline_table, _fmt_minutes
     from transformer_nb.lib.datasets import load_dataset, find_multi30k
-    from transformer_nb.evaluation import PAPER_TABLE2, PAPER_TFLOPS
+    from transformer_nb.evaluation import PAPER_TABLE2, PAPER_TFLOPS, training_flops
     from transformer_nb.lib.scoring import TABLE3_KEYS
     nbf = NotebookFile('11_results.ipynb')
     quoted = nbf.quoted
@@ -42,7 +42,8 @@ def _check_11_prose():
     quoted('a1b2c318', f"{min(costs):.0f} to {max(costs):.0f}\ntimes less")
     quoted('6a981ea1', f"{base2[0]} (base) and {big2[0]} (big) for English→German, {base2[1]} and {big2[1]} for English→French")
     quoted('a1b2c313', f"by more than 2 BLEU, reaching {big2[0]}",
-           ', '.join(map(str, list(PAPER_TFLOPS.values())[:-1])) + f" and {PAPER_TFLOPS['P100']} TFLOPS\nfor the K80, K40, M40 and P100")
+           ', '.join(map(str, list(PAPER_TFLOPS.values())[:-1])) + f" and {PAPER_TFLOPS['P100']} TFLOPS\n($10^{{12}}$ FLOP/s) for the K80, K40, M40 and P100")
+    assert abs(training_flops(1, 1, 1) - 3600e12) < 1, "the text says a TFLOPS is $10^{12}$ FLOP/s: training_flops should agree"
     test_eq(PRESETS['big']['p_drop'], 0.3)                                             # Table 3's big row; EN-FR used 0.1
     quoted('a1b2c313', "$P_{drop} = 0.1$ instead of 0.3 (§6.1): `TransformerConfig(**BIG | dict(p_drop=0.1))`")
     assert big2[0] - best_de > 2 and base2[0] > best_de                                  # "by more than 2 BLEU"; "even the base model"
@@ -93,7 +94,7 @@ def _check_11_prose():
     assert all(r['recipe'] == 'cpu-hour' and r['hardware'].startswith('AMD EPYC (AVX2)') for r in hour)   # "the run above, on an AMD EPYC with AVX2"
     nbf.quoted('da8dc3f4', "a second run of the `cpu-hour` recipe", "an AMD EPYC with AVX2")
     assert not re.search(r'\b40\.6\b|\b40\.0\b', nbf.text['da8dc3f4'])                        # one headline figure per recipe
-    nbf.quoted('e20d7b10', "one figure per direction, each from one run on a 2-core AMD EPYC with AVX2")   # the headline's hardware (cpu_hour.json)
+    nbf.quoted('e20d7b10', "one row per direction, each from one run on a 2-core AMD EPYC with AVX2")   # the headline's hardware (cpu_hour.json)
     test_eq({r['direction']: r['chosen_on_valid'] for r in hour}, {'de-en': 'last', 'en-de': 'average'})        # "Validation picked ..."
     nbf.quoted('11f00005', "Validation picked de→en's last checkpoint and en→de's average")
     nbf.quoted('e20d7b10', f"beside the paper's {base2[0]}:")                                        # Table 2's base model, English→German
