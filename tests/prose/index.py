@@ -27,14 +27,14 @@ assert _hour['hardware'].startswith('AMD EPYC (AVX2), 2 cores') and _hour['cpu_c
 assert _hour['chosen_on_valid'] == 'last' and _hour['decoding'].startswith('beam 4,') and '--recipe cpu-hour' in _hour['command']
 assert _hour['final']['last']['valid']['bleu'] > _hour['final']['average']['valid']['bleu']   # "the translator's final weights": chosen on the validation set over the average
 assert _test['bleu_lc'] == _hour['test_bleu_lc'] and 'test2016' in _hour['metric'] and _hour['wall_s'] < 3600   # "Multi30k's 2016 test set"
+_own = '`tnb-train --dataset files --train train.de train.en --valid dev.de dev.en --src-lang de --tgt-lang en --epochs 10`'
 _cmd = '`tnb-train --dataset multi30k --src-lang de --tgt-lang en --recipe cpu-hour`'   # the run's own options, as quoted
 assert all(o in _hour['command'].split() for o in _cmd.strip('`').split()), (_cmd, _hour['command'])
-_q('af482548', '`tnb-train` trains', f"and\n{_cmd} a German→English translator of Multi30k's\nphoto captions "
-   f"in {_hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC with AVX2",
+_q('af482548', '`tnb-train` trains', "The first command below\ntrains a German→English translator of Multi30k's photo captions "
+   f"in {_hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC with\nAVX2; the second trains on your own aligned files:\n\n```sh\n{_cmd.strip('`')}\n{_own.strip('`')}\n```",
    f"On Multi30k's 2016 test set the translator's final weights score {_test['bleu']:.2f} BLEU with beam 4 (sacreBLEU, cased, detokenized; {_test['bleu_lc']:.2f} lowercased)")
-_own = '`tnb-train --dataset files --train train.de train.en --valid dev.de dev.en --src-lang de --tgt-lang en --epochs 10`'
 assert _own.strip('`') in _Path('../transformer_nb/apps/cli.py').read_text(encoding='utf-8'), _own   # the command's own help gives it
-_q('af482548', f"{_own}\ntrains on your own aligned files", '```sh\npip install torch --index-url https://download.pytorch.org/whl/cpu')
+_q('af482548', '```sh\npip install torch --index-url https://download.pytorch.org/whl/cpu')
 # "The `cpu-hour` recipe sizes batches, updates and warm-up to finish within an hour on 2 cores": the recipe the task names
 _recipe = _importlib.import_module('transformer_nb.apps.tasks').Task.recipes['cpu-hour']
 assert _recipe.train['max_time'] <= 60 and _recipe.threads == 0 and _hour['cpu_count'] == 2, _recipe   # an hour at most, every core of 2
