@@ -68,14 +68,14 @@ def test_the_main_jobs_time_is_one_figure_said_as_what_it_is():
     assert {r['hardware'] for r in runs} == {'AMD EPYC (AVX512), 2 cores (CPU), torch 2.13.0+cpu'}, runs   # the CPU README names with the time
     assert {r['threads'] for r in runs} == {1}, runs                                                        # "one thread"
     flat = ' '.join(readme().split())
-    assert f"{said} on a 2-core AMD EPYC with AVX-512 (one thread, so also its wall time on a quiet machine)," in flat
+    assert f"{said} on a 2-core AMD EPYC with AVX-512 (one thread, so also its wall time on a quiet machine)." in flat
     assert f"{said} on the 2-core AMD EPYC with AVX-512 that measured it" in flat
     assert 'It uses one thread, so on a quiet 2-core machine that is also its wall time' in flat
     assert 'one thread' in _EPILOG
     assert not re.findall(r'main job[^.]*?about \d+ minutes (?!of CPU time)', ' '.join((readme() + _EPILOG).split()))
     hour = next(r for r in json.loads((ROOT / 'results' / 'cpu_hour.json').read_text()) if r['direction'] == 'de-en')
     assert hour['hardware'].startswith('AMD EPYC (AVX2), 2 cores'), hour['hardware']                        # the Multi30k run: wall time, its own CPU
-    assert f"photo captions in {hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC with AVX2." in flat
+    assert f"photo captions in {hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC with AVX2;" in flat
 
 def test_readme_says_how_to_export_and_which_extra_it_needs():
     "README names tnb-export's two formats and the extra each needs, as pyproject.toml declares them and the command asks for them."

@@ -30,8 +30,8 @@ assert _test['bleu_lc'] == _hour['test_bleu_lc'] and 'test2016' in _hour['metric
 _own = '`tnb-train --dataset files --train train.de train.en --valid dev.de dev.en --src-lang de --tgt-lang en --epochs 10`'
 _cmd = '`tnb-train --dataset multi30k --src-lang de --tgt-lang en --recipe cpu-hour`'   # the run's own options, as quoted
 assert all(o in _hour['command'].split() for o in _cmd.strip('`').split()), (_cmd, _hour['command'])
-_q('af482548', '`tnb-train` trains', "The first command below\ntrains a German→English translator of Multi30k's photo captions "
-   f"in {_hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC with\nAVX2; the second trains on your own aligned files:\n\n```sh\n{_cmd.strip('`')}\n{_own.strip('`')}\n```",
+_q('af482548', '`tnb-train` trains', "Below, the first\ntrains a German→English translator of Multi30k's photo captions "
+   f"in {_hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC with\nAVX2; the second, one on your own aligned files:\n\n```sh\n{_cmd.strip('`')}\n{_own.strip('`')}\n```",
    f"On Multi30k's 2016 test set the translator's final weights score {_test['bleu']:.2f} BLEU with beam 4 (sacreBLEU, cased, detokenized; {_test['bleu_lc']:.2f} lowercased)")
 assert _own.strip('`') in _Path('../transformer_nb/apps/cli.py').read_text(encoding='utf-8'), _own   # the command's own help gives it
 _q('af482548', '```sh\npip install torch --index-url https://download.pytorch.org/whl/cpu')
