@@ -58,7 +58,7 @@ CONSTANTS = {
 ANYWHERE = {'WARMUP': 4000, 'BETAS': 0.98}
 UNRELATED = {
     ('lib.options', 'DECODE_BATCH_TOKENS = 4000'): 'source tokens per decoding batch: a batch size, not the warm-up',
-    }
+}
 
 def _same(a, b) -> bool: return type(a) is type(b) and a == b
 
